@@ -1,0 +1,215 @@
+package dev.ratelimit.core;
+
+import java.math.BigInteger;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * How much traffic one key may send: {@code limit} permits per {@code window}, decided by an {@link Algorithm}.
+ * <p>
+ * A policy is validated when it is built, so an invalid one cannot exist: every error message names the bad
+ * value. Its {@code name} identifies the policy's state in a store (two policies with the same name share
+ * state in Redis), in response headers and in metrics.
+ *
+ * @param name identifies the policy: 1 to 100 characters among letters, digits and {@code . _ - :}
+ * @param algorithm the algorithm deciding each request
+ * @param limit permits per window, at least 1
+ * @param window the window, positive and a whole number of microseconds
+ * @param burst bucket capacity of the token bucket and GCRA, queue capacity of the leaky bucket; for the
+ * window algorithms it must equal {@code limit}
+ * @param cost permits each request takes, at least 1 and at most the capacity
+ * @param delayAfter leaky bucket only: how many queued requests pass at once instead of waiting for their
+ * slot (nginx {@code delay=}); {@code burst} passes the whole burst at once (nginx {@code nodelay}); 0 for
+ * the other algorithms
+ */
+public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration window, long burst, long cost,
+		long delayAfter) {
+
+	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:-]{1,100}");
+
+	/** The largest integer that a double, and so a Redis Lua number, holds exactly: 2^53. */
+	private static final long MAX_EXACT = 1L << 53;
+
+	private static final long MAX_SLIDING_LOG_LIMIT = 100_000;
+
+	private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d{1,18})\\s*(ms|s|m|h|d)");
+
+	/**
+	 * Validates every component.
+	 */
+	public RateLimitPolicy {
+		Objects.requireNonNull(name, "name must not be null");
+		Objects.requireNonNull(algorithm, "algorithm must not be null");
+		Objects.requireNonNull(window, "window must not be null");
+		if (!NAME.matcher(name).matches()) {
+			throw new IllegalArgumentException("name '" + name
+					+ "' is invalid: use 1 to 100 letters, digits or the characters . _ - :");
+		}
+		if (limit < 1) {
+			throw new IllegalArgumentException("limit of policy '" + name + "' must be at least 1, was " + limit);
+		}
+		if (window.isNegative() || window.isZero()) {
+			throw new IllegalArgumentException("window of policy '" + name + "' must be positive, was " + window);
+		}
+		if (window.getNano() % 1000 != 0 || window.compareTo(Duration.ofDays(365_000)) > 0) {
+			throw new IllegalArgumentException("window of policy '" + name
+					+ "' must be a whole number of microseconds of at most 1000 years, was " + window);
+		}
+		if (burst < 1) {
+			throw new IllegalArgumentException("burst of policy '" + name + "' must be at least 1, was " + burst);
+		}
+		if (!usesBurst(algorithm) && burst != limit) {
+			throw new IllegalArgumentException("burst of policy '" + name + "' is " + burst + ", but " + algorithm
+					+ " has no burst: its capacity is the limit (" + limit + ")");
+		}
+		if (cost < 1) {
+			throw new IllegalArgumentException("cost of policy '" + name + "' must be at least 1, was " + cost);
+		}
+		long capacity = usesBurst(algorithm) ? burst : limit;
+		if (cost > capacity) {
+			throw new IllegalArgumentException("cost of policy '" + name + "' is " + cost
+					+ ", more than its capacity of " + capacity + ": no request could ever pass");
+		}
+		checkExactness(name, algorithm, limit, window, capacity, cost);
+		if (delayAfter < 0 || delayAfter > burst) {
+			throw new IllegalArgumentException("delayAfter of policy '" + name + "' must be between 0 and burst ("
+					+ burst + "), was " + delayAfter);
+		}
+		if (delayAfter != 0 && algorithm != Algorithm.LEAKY_BUCKET) {
+			throw new IllegalArgumentException("delayAfter of policy '" + name + "' is " + delayAfter
+					+ ", but only LEAKY_BUCKET delays requests");
+		}
+	}
+
+	/**
+	 * Creates a policy of {@code limit} permits per {@code window} with the default burst (the limit), a cost
+	 * of one permit per request and no undelayed requests.
+	 * @param name the policy's name
+	 * @param algorithm the algorithm
+	 * @param limit permits per window
+	 * @param window the window
+	 * @return the policy
+	 */
+	public static RateLimitPolicy of(String name, Algorithm algorithm, long limit, Duration window) {
+		return new RateLimitPolicy(name, algorithm, limit, window, limit, 1, 0);
+	}
+
+	/**
+	 * Returns a copy of this policy with another burst.
+	 * @param burst the burst
+	 * @return the new policy
+	 */
+	public RateLimitPolicy withBurst(long burst) {
+		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, burst, this.cost,
+				this.delayAfter);
+	}
+
+	/**
+	 * Returns a copy of this policy with another cost per request.
+	 * @param cost the cost
+	 * @return the new policy
+	 */
+	public RateLimitPolicy withCost(long cost) {
+		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, cost,
+				this.delayAfter);
+	}
+
+	/**
+	 * Returns a copy of this policy where the first {@code delayAfter} queued requests pass at once.
+	 * @param delayAfter how many queued requests pass without waiting
+	 * @return the new policy
+	 */
+	public RateLimitPolicy withDelayAfter(long delayAfter) {
+		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, this.cost,
+				delayAfter);
+	}
+
+	/**
+	 * Returns how many permits a key may hold at once: the burst for the bucket algorithms, the limit for the
+	 * window algorithms.
+	 * @return the capacity
+	 */
+	public long capacity() {
+		return usesBurst(this.algorithm) ? this.burst : this.limit;
+	}
+
+	/**
+	 * Parses a window or any other duration as written in annotations, properties and on the command line:
+	 * {@code 500ms}, {@code 10s}, {@code 1m}, {@code 1h}, {@code 1d}, or ISO-8601 such as {@code PT10S}.
+	 * @param text the text to parse
+	 * @return the duration
+	 * @throws IllegalArgumentException naming the text if it is not a duration
+	 */
+	public static Duration parseWindow(String text) {
+		String trimmed = text.trim();
+		Matcher simple = SIMPLE_DURATION.matcher(trimmed.toLowerCase(Locale.ROOT));
+		if (simple.matches()) {
+			long amount = Long.parseLong(simple.group(1));
+			return switch (simple.group(2)) {
+				case "ms" -> Duration.ofMillis(amount);
+				case "s" -> Duration.ofSeconds(amount);
+				case "m" -> Duration.ofMinutes(amount);
+				case "h" -> Duration.ofHours(amount);
+				default -> Duration.ofDays(amount);
+			};
+		}
+		if (trimmed.length() > 1 && (trimmed.charAt(0) == 'P' || trimmed.charAt(0) == 'p')) {
+			try {
+				return Duration.parse(trimmed);
+			}
+			catch (DateTimeParseException ex) {
+				// reported below with the accepted forms
+			}
+		}
+		throw new IllegalArgumentException("'" + text
+				+ "' is not a duration: use a whole number with ms, s, m, h or d (500ms, 10s, 1m, 1h, 1d) or ISO-8601 (PT10S)");
+	}
+
+	/**
+	 * Returns the length of the window in microseconds, the unit in which every store computes.
+	 * @return the window in microseconds
+	 */
+	public long windowMicros() {
+		return this.window.getSeconds() * 1_000_000L + this.window.getNano() / 1000;
+	}
+
+	/**
+	 * Every store computes on integers of at most 53 bits, so that the same arithmetic runs exactly in Java
+	 * and in Redis' Lua, whose numbers are doubles. This rejects the few policies whose state would not fit.
+	 */
+	private static void checkExactness(String name, Algorithm algorithm, long limit, Duration window, long capacity,
+			long cost) {
+		long windowMicros = window.getSeconds() * 1_000_000L + window.getNano() / 1000;
+		String problem = switch (algorithm) {
+			case FIXED_WINDOW -> null;
+			case SLIDING_LOG -> (limit > MAX_SLIDING_LOG_LIMIT)
+					? "SLIDING_LOG keeps one timestamp per permit, so its limit is at most " + MAX_SLIDING_LOG_LIMIT
+					: null;
+			case SLIDING_WINDOW_COUNTER -> fitsExactly(limit, windowMicros) ? null
+					: "SLIDING_WINDOW_COUNTER needs limit x window in microseconds below 2^53";
+			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> fitsExactly(capacity + cost, 
+					windowMicros / BigInteger.valueOf(windowMicros).gcd(BigInteger.valueOf(limit)).longValue())
+					? null : algorithm + " needs (burst + cost) x window / limit below 2^53 microseconds";
+		};
+		if (problem != null) {
+			throw new IllegalArgumentException("policy '" + name + "' (" + limit + " per " + window + ") is too large: "
+					+ problem + "; use a shorter window with a proportionally smaller limit");
+		}
+	}
+
+	private static boolean fitsExactly(long a, long b) {
+		return Math.multiplyHigh(a, b) == 0 && a * b >= 0 && a * b <= MAX_EXACT;
+	}
+
+	private static boolean usesBurst(Algorithm algorithm) {
+		return switch (algorithm) {
+			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> true;
+			case FIXED_WINDOW, SLIDING_LOG, SLIDING_WINDOW_COUNTER -> false;
+		};
+	}
+
+}

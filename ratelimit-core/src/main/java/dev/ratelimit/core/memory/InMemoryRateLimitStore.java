@@ -1,0 +1,250 @@
+package dev.ratelimit.core.memory;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.TimeSource;
+
+/**
+ * A {@link RateLimitStore} that keeps every key's state in this JVM.
+ * <p>
+ * Each key's state is guarded by its own monitor, so requests of different keys never contend and there is no
+ * global lock. Time is read from the {@link TimeSource} and counted in microseconds from the store's creation,
+ * the unit the Redis store uses too, so both decide alike; fixed windows are aligned to the creation instant.
+ * <p>
+ * Memory stays bounded. A key whose state has returned to that of a new key (a full bucket, an empty window)
+ * is forgotten by a sweep that runs whenever the number of keys has doubled since the last one; forgetting
+ * changes no decision. At most {@link Builder#maxKeys(int) maxKeys} keys are tracked across all policies: when
+ * a new key arrives at the cap, idle keys are swept (at most once a second), and if the store is still full
+ * the new key shares one overflow quota per policy with every other untracked key until room frees up. Keys
+ * already tracked keep their exact quota, so a flood of made-up keys cannot reset anyone's limit; it can only
+ * crowd newcomers into the shared quota.
+ */
+public final class InMemoryRateLimitStore implements RateLimitStore {
+
+	private static final int MIN_SWEEP_SIZE = 1024;
+
+	private static final long MIN_SWEEP_INTERVAL_MICROS = 1_000_000;
+
+	private final TimeSource timeSource;
+
+	private final long origin;
+
+	private final int maxKeys;
+
+	private final ConcurrentHashMap<RateLimitPolicy, PolicyTable> tables = new ConcurrentHashMap<>();
+
+	private final AtomicInteger tableIds = new AtomicInteger();
+
+	private final AtomicInteger keys = new AtomicInteger();
+
+	private final AtomicBoolean sweeping = new AtomicBoolean();
+
+	private volatile int nextSweepAt;
+
+	private volatile long lastSweep = Long.MIN_VALUE / 2;
+
+	private InMemoryRateLimitStore(Builder builder) {
+		this.timeSource = builder.timeSource;
+		this.origin = builder.timeSource.nanoTime();
+		this.maxKeys = builder.maxKeys;
+		this.nextSweepAt = Math.min(MIN_SWEEP_SIZE, this.maxKeys);
+	}
+
+	/**
+	 * Returns a builder of in-memory stores.
+	 * @return a builder with the system time source and at most 100,000 keys
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	@Override
+	public RateLimiter limiter(RateLimitPolicy policy) {
+		return table(policy);
+	}
+
+	@Override
+	public List<Decision> decideAll(String key, List<RateLimitPolicy> policies) {
+		if (policies.size() == 1) {
+			return List.of(table(policies.get(0)).decide(key));
+		}
+		checkDistinct(policies);
+		long now = now();
+		PolicyTable[] tables = new PolicyTable[policies.size()];
+		for (int i = 0; i < tables.length; i++) {
+			tables[i] = table(policies.get(i));
+		}
+		Integer[] lockOrder = new Integer[tables.length];
+		Arrays.setAll(lockOrder, i -> i);
+		Arrays.sort(lockOrder, Comparator.comparingInt(i -> tables[i].id));
+		for (;;) {
+			KeyState[] states = new KeyState[tables.length];
+			for (int i = 0; i < tables.length; i++) {
+				states[i] = tables[i].state(key, now);
+			}
+			List<Decision> decisions = decideLocked(tables, states, lockOrder, 0, now);
+			if (decisions != null) {
+				return decisions;
+			}
+		}
+	}
+
+	/**
+	 * Returns how many keys the store tracks right now, across all policies.
+	 * @return the number of keys
+	 */
+	public int size() {
+		return this.keys.get();
+	}
+
+	/**
+	 * Forgets every key that is back to its full quota. The store does this by itself as it grows; calling it
+	 * changes no decision.
+	 */
+	public void forgetIdleKeys() {
+		sweep(now());
+	}
+
+	/** Locks the states one by one in table order, then decides all of them; null if one was retired. */
+	private List<Decision> decideLocked(PolicyTable[] tables, KeyState[] states, Integer[] lockOrder, int next,
+			long now) {
+		if (next < lockOrder.length) {
+			KeyState state = states[lockOrder[next]];
+			synchronized (state) {
+				return state.retired ? null : decideLocked(tables, states, lockOrder, next + 1, now);
+			}
+		}
+		boolean allowed = true;
+		for (int i = 0; i < states.length && allowed; i++) {
+			allowed = states[i].acquire(tables[i].rules, now, false);
+		}
+		List<Decision> decisions = new ArrayList<>(states.length);
+		for (int i = 0; i < states.length; i++) {
+			if (allowed) {
+				states[i].acquire(tables[i].rules, now, true);
+			}
+			decisions.add(states[i].describe(tables[i].rules, now, allowed));
+		}
+		return decisions;
+	}
+
+	private static void checkDistinct(List<RateLimitPolicy> policies) {
+		HashSet<String> names = new HashSet<>();
+		for (RateLimitPolicy policy : policies) {
+			if (!names.add(policy.name())) {
+				throw new IllegalArgumentException("Stacked policies must have distinct names, '" + policy.name()
+						+ "' appears twice");
+			}
+		}
+	}
+
+	private PolicyTable table(RateLimitPolicy policy) {
+		PolicyTable table = this.tables.get(policy);
+		return (table != null) ? table
+				: this.tables.computeIfAbsent(Objects.requireNonNull(policy, "policy must not be null"),
+						(p) -> new PolicyTable(this, p, this.tableIds.incrementAndGet()));
+	}
+
+	long now() {
+		return Math.floorDiv(this.timeSource.nanoTime() - this.origin, 1000);
+	}
+
+	/** Counts one more key, sweeping first when the store has grown; false when the store is full. */
+	boolean reserveKey(long now) {
+		int count = this.keys.get();
+		if (count >= this.nextSweepAt) {
+			boolean full = count >= this.maxKeys;
+			if (!full || now - this.lastSweep >= MIN_SWEEP_INTERVAL_MICROS) {
+				sweep(now);
+			}
+		}
+		for (;;) {
+			count = this.keys.get();
+			if (count >= this.maxKeys) {
+				return false;
+			}
+			if (this.keys.compareAndSet(count, count + 1)) {
+				return true;
+			}
+		}
+	}
+
+	void releaseKeys(int count) {
+		this.keys.addAndGet(-count);
+	}
+
+	private void sweep(long now) {
+		if (!this.sweeping.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			this.lastSweep = now;
+			for (PolicyTable table : this.tables.values()) {
+				releaseKeys(table.sweep(now));
+			}
+			long next = Math.max(MIN_SWEEP_SIZE, 2L * this.keys.get());
+			this.nextSweepAt = (int) Math.min(next, this.maxKeys);
+		}
+		finally {
+			this.sweeping.set(false);
+		}
+	}
+
+	/**
+	 * Builds an {@link InMemoryRateLimitStore}.
+	 */
+	public static final class Builder {
+
+		private TimeSource timeSource = TimeSource.system();
+
+		private int maxKeys = 100_000;
+
+		private Builder() {
+		}
+
+		/**
+		 * Sets where the store reads the time.
+		 * @param timeSource the time source
+		 * @return this builder
+		 */
+		public Builder timeSource(TimeSource timeSource) {
+			this.timeSource = Objects.requireNonNull(timeSource, "timeSource must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets how many keys the store tracks at most, across all policies.
+		 * @param maxKeys the cap, at least 1
+		 * @return this builder
+		 */
+		public Builder maxKeys(int maxKeys) {
+			if (maxKeys < 1) {
+				throw new IllegalArgumentException("maxKeys must be at least 1, was " + maxKeys);
+			}
+			this.maxKeys = maxKeys;
+			return this;
+		}
+
+		/**
+		 * Builds the store. Its clock starts now: fixed windows are aligned to this instant.
+		 * @return the store
+		 */
+		public InMemoryRateLimitStore build() {
+			return new InMemoryRateLimitStore(this);
+		}
+
+	}
+
+}

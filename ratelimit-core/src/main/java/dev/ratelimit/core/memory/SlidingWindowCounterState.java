@@ -1,0 +1,81 @@
+package dev.ratelimit.core.memory;
+
+import dev.ratelimit.core.Decision;
+
+/**
+ * The counts of the current and the previous aligned window. The estimate
+ * {@code previous * (1 - elapsed / window) + current} is compared multiplied by the window, so it stays exact.
+ */
+final class SlidingWindowCounterState extends KeyState {
+
+	private long window = Long.MIN_VALUE;
+
+	private long previous;
+
+	private long current;
+
+	@Override
+	boolean acquire(Rules rules, long now, boolean commit) {
+		long elapsed = roll(rules, now);
+		// estimate < limit - cost + 1, so that a cost of 1 reads exactly as "estimate < limit"
+		boolean allowed = weighted(rules, elapsed) < (rules.limit - rules.cost + 1) * rules.window;
+		if (allowed && commit) {
+			this.current += rules.cost;
+		}
+		return allowed;
+	}
+
+	@Override
+	Decision describe(Rules rules, long now, boolean allowed) {
+		long elapsed = roll(rules, now);
+		long headroom = rules.limit * rules.window - weighted(rules, elapsed);
+		long remaining = (headroom > 0) ? Rules.ceilDiv(headroom, rules.window) : 0;
+		long retryAfter = allowed ? 0 : retryAfter(rules, elapsed);
+		long resetAfter = (this.current > 0) ? 2 * rules.window - elapsed
+				: (this.previous > 0) ? rules.window - elapsed : 0;
+		return new Decision(allowed, rules.limit, remaining, rules.microsToNanos(retryAfter),
+				rules.microsToNanos(resetAfter), 0);
+	}
+
+	@Override
+	boolean isIdle(Rules rules, long now) {
+		roll(rules, now);
+		return this.previous == 0 && this.current == 0;
+	}
+
+	/** Moves to the window of {@code now} and returns how far into it {@code now} is. */
+	private long roll(Rules rules, long now) {
+		long index = Math.floorDiv(now, rules.window);
+		if (index != this.window) {
+			this.previous = (index - 1 == this.window) ? this.current : 0;
+			this.current = 0;
+			this.window = index;
+		}
+		return now - index * rules.window;
+	}
+
+	private long weighted(Rules rules, long elapsed) {
+		return this.previous * (rules.window - elapsed) + this.current * rules.window;
+	}
+
+	/**
+	 * The first microsecond at which {@code previous * (window - e) + current * window < threshold * window}
+	 * holds, either later in this window or, once the current count has become the previous one, in the next.
+	 */
+	private long retryAfter(Rules rules, long elapsed) {
+		long threshold = rules.limit - rules.cost + 1;
+		long headroom = threshold - this.current;
+		if (headroom > 0 && this.previous > 0) {
+			long at = rules.window - Rules.ceilDiv(headroom * rules.window, this.previous) + 1;
+			if (at < rules.window) {
+				return at - elapsed;
+			}
+		}
+		if (this.current < threshold) {
+			return rules.window - elapsed;
+		}
+		long at = rules.window - Rules.ceilDiv(threshold * rules.window, this.current) + 1;
+		return rules.window - elapsed + at;
+	}
+
+}
