@@ -1,0 +1,203 @@
+package dev.ratelimit.benchmarks;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * The in-memory benchmarks: every algorithm of ours and every peer, on one key from one and two threads and over
+ * many Zipf-distributed keys from two threads, under a load that allows every call and one that denies most,
+ * with the allocation per call from JMH's GC profiler.
+ */
+final class InMemorySection {
+
+	private static final String[] QUICK_OURS = { "GCRA", "TOKEN_BUCKET", "FIXED_WINDOW" };
+
+	private static final String[] RATIO_PEERS = { "bucket4j", "resilience4j", "guava", "bucket4j-bare" };
+
+	private final Suite.Mode mode;
+
+	private final Path out;
+
+	InMemorySection(Suite.Mode mode, Path out) {
+		this.mode = mode;
+		this.out = out;
+	}
+
+	void run(Suite.Report report) throws RunnerException {
+		List<Row> rows = new ArrayList<>();
+		if (this.mode == Suite.Mode.QUICK) {
+			rows.addAll(run("oneKey", options(OneKeyBenchmark.class).param("load", "ALLOWED")
+				.param("contender", concat(QUICK_OURS, Contender.PEERS, new String[] { "bucket4j-bare" }))));
+			rows.addAll(run("manyKeys", options(ManyKeysBenchmark.class).param("load", "ALLOWED")
+				.param("keys", "10000")
+				.param("contender", concat(QUICK_OURS, Contender.PEERS))));
+		}
+		else {
+			rows.addAll(run("oneKey", options(OneKeyBenchmark.class)));
+			rows.addAll(run("manyKeys", options(ManyKeysBenchmark.class)));
+		}
+		report.section(render(rows));
+		checkTargets(rows, report);
+	}
+
+	private ChainedOptionsBuilder options(Class<?> benchmark) {
+		return new OptionsBuilder().include(benchmark.getName() + "\\.")
+			.forks(1)
+			.warmupIterations(this.mode.warmups)
+			.warmupTime(TimeValue.seconds(1))
+			.measurementIterations(this.mode.iterations)
+			.measurementTime(TimeValue.seconds(1))
+			.addProfiler(GCProfiler.class)
+			.jvmArgsAppend("-Xms3g", "-Xmx3g");
+	}
+
+	private List<Row> run(String name, ChainedOptionsBuilder options) throws RunnerException {
+		Collection<RunResult> results = new Runner(options.resultFormat(ResultFormatType.JSON)
+			.result(this.out.resolve("jmh-" + name + ".json").toString())
+			.build()).run();
+		List<Row> rows = new ArrayList<>();
+		for (RunResult result : results) {
+			rows.add(Row.of(result));
+		}
+		return rows;
+	}
+
+	private static String render(List<Row> rows) {
+		StringBuilder md = new StringBuilder("## In memory\n\n");
+		md.append("Decisions per microsecond through `tryAcquire(key)` (higher is better), the share of calls denied, ")
+			.append("bytes allocated per call (JMH `-prof gc`), and for our algorithms the ratio of our throughput to ")
+			.append("each peer's in the same run (above 1: we are faster). Keyed peers hold one limiter per key in a ")
+			.append("`ConcurrentHashMap`; `bucket4j-bare` is a single bucket that ignores the key.\n\n");
+		for (Load load : Load.values()) {
+			for (String scenario : Row.SCENARIOS) {
+				List<Row> selected = rows.stream()
+					.filter((row) -> row.load == load && row.scenario.equals(scenario))
+					.toList();
+				if (selected.isEmpty()) {
+					continue;
+				}
+				md.append("### ").append(scenario).append(", load ").append(load).append("\n\n");
+				md.append("| contender | decisions/µs | ± | denied | B/call |");
+				for (String peer : RATIO_PEERS) {
+					md.append(" × ").append(peer).append(" |");
+				}
+				md.append("\n|---|--:|--:|--:|--:|").append("--:|".repeat(RATIO_PEERS.length)).append('\n');
+				for (Row row : selected) {
+					md.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.1f%% | %s |", row.contender,
+							row.score, row.error, 100 * row.deniedShare, Row.bytes(row.alloc)));
+					for (String peer : RATIO_PEERS) {
+						Row other = find(rows, scenario, load, peer);
+						md.append(' ')
+							.append((row.isOurs() && other != null) ? String.format(Locale.ROOT, "%.2f", row.score / other.score)
+									: "")
+							.append(" |");
+					}
+					md.append('\n');
+				}
+				md.append('\n');
+			}
+		}
+		return md.toString();
+	}
+
+	private static void checkTargets(List<Row> rows, Suite.Report report) {
+		for (String algorithm : new String[] { "GCRA", "TOKEN_BUCKET" }) {
+			ratioTarget(report, rows, Row.SCENARIOS.get(0), algorithm, 1.2);
+		}
+		for (String algorithm : new String[] { "GCRA", "TOKEN_BUCKET" }) {
+			ratioTarget(report, rows, Row.SCENARIOS.get(1), algorithm, 2.0);
+			ratioTarget(report, rows, Row.SCENARIOS.get(2), algorithm, 2.0);
+		}
+		for (String algorithm : new String[] { "GCRA", "TOKEN_BUCKET", "FIXED_WINDOW" }) {
+			List<Row> existingKey = rows.stream()
+				.filter((row) -> row.contender.equals(algorithm) && row.scenario.startsWith("one key"))
+				.toList();
+			if (existingKey.isEmpty()) {
+				continue;
+			}
+			double worst = existingKey.stream().mapToDouble((row) -> row.alloc).max().orElse(Double.NaN);
+			report.target(algorithm + ": no allocation per `tryAcquire` on an existing key",
+					"at most " + Row.bytes(worst) + " B/call over " + existingKey.size() + " runs", worst < 1);
+		}
+	}
+
+	private static void ratioTarget(Suite.Report report, List<Row> rows, String scenario, String algorithm,
+			double wanted) {
+		Row ours = find(rows, scenario, Load.ALLOWED, algorithm);
+		Row peer = find(rows, scenario, Load.ALLOWED, "bucket4j");
+		String what = String.format(Locale.ROOT, "%s, %s: ≥ %.1f× Bucket4j", algorithm, scenario, wanted);
+		if (ours == null || peer == null) {
+			report.target(what, "", null);
+			return;
+		}
+		double ratio = ours.score / peer.score;
+		String measured = String.format(Locale.ROOT, "%.2f×", ratio);
+		Row bare = find(rows, scenario, Load.ALLOWED, "bucket4j-bare");
+		if (bare != null) {
+			measured += String.format(Locale.ROOT, " (%.2f× a bare bucket)", ours.score / bare.score);
+		}
+		report.target(what, measured, ratio >= wanted);
+	}
+
+	private static Row find(List<Row> rows, String scenario, Load load, String contender) {
+		return rows.stream()
+			.filter((row) -> row.load == load && row.scenario.equals(scenario) && row.contender.equals(contender))
+			.findFirst()
+			.orElse(null);
+	}
+
+	private static String[] concat(String[]... arrays) {
+		return java.util.Arrays.stream(arrays).flatMap(java.util.Arrays::stream).toArray(String[]::new);
+	}
+
+	/** One benchmark result. */
+	record Row(String scenario, Load load, String contender, double score, double error, double deniedShare,
+			double alloc) {
+
+		static final List<String> SCENARIOS = List.of("one key, one thread", "one key, two threads",
+				"10k Zipf keys, two threads", "1M Zipf keys, two threads");
+
+		static Row of(RunResult result) {
+			var params = result.getParams();
+			String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
+			String scenario = switch (method) {
+				case "oneThread" -> SCENARIOS.get(0);
+				case "twoThreads" -> Objects.equals(params.getParam("keys"), "1000000") ? SCENARIOS.get(3)
+						: (params.getParam("keys") != null) ? SCENARIOS.get(2) : SCENARIOS.get(1);
+				default -> method;
+			};
+			Result<?> primary = result.getPrimaryResult();
+			Map<String, Result> secondary = result.getSecondaryResults();
+			double denied = secondary.containsKey("denied") ? secondary.get("denied").getScore() : Double.NaN;
+			double alloc = secondary.containsKey("gc.alloc.rate.norm")
+					? secondary.get("gc.alloc.rate.norm").getScore() : Double.NaN;
+			return new Row(scenario, Load.valueOf(params.getParam("load")), params.getParam("contender"),
+					primary.getScore(), primary.getScoreError(), denied / primary.getScore(), alloc);
+		}
+
+		boolean isOurs() {
+			return Character.isUpperCase(this.contender.charAt(0));
+		}
+
+		static String bytes(double value) {
+			return Double.isNaN(value) ? "?" : (value < 0.5) ? "0" : String.format(Locale.ROOT, "%.0f", value);
+		}
+
+	}
+
+}

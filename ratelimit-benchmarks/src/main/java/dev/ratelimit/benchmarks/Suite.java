@@ -1,0 +1,144 @@
+package dev.ratelimit.benchmarks;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Runs the benchmark suite and writes its results, with ratios against the peers measured in the same run, as
+ * a markdown report.
+ * <p>
+ * Usage: {@code java -jar benchmarks.jar [quick|full] [--out DIR] [--only memory,footprint,redis,http]}. The
+ * quick mode runs a subset with short iterations in a few minutes; the full mode runs everything.
+ */
+public final class Suite {
+
+	private Suite() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		Mode mode = Mode.QUICK;
+		Path out = Path.of("ratelimit-benchmarks", "target", "results");
+		Set<String> sections = new LinkedHashSet<>(List.of("memory", "footprint", "redis", "http"));
+		for (int i = 0; i < args.length; i++) {
+			switch (args[i]) {
+				case "quick" -> mode = Mode.QUICK;
+				case "full" -> mode = Mode.FULL;
+				case "--out" -> out = Path.of(args[++i]);
+				case "--only" -> sections = new LinkedHashSet<>(Arrays.asList(args[++i].split(",")));
+				default -> throw new IllegalArgumentException("Unknown argument " + args[i]
+						+ "; use [quick|full] [--out DIR] [--only memory,footprint,redis,http]");
+			}
+		}
+		Files.createDirectories(out);
+		Report report = new Report(mode, String.join(" ", args));
+		if (sections.contains("memory")) {
+			new InMemorySection(mode, out).run(report);
+		}
+		if (sections.contains("footprint")) {
+			new FootprintSection(mode, out).run(report);
+		}
+		if (sections.contains("redis")) {
+			new RedisSection(mode, out).run(report);
+		}
+		if (sections.contains("http")) {
+			new HttpSection(mode, out).run(report);
+		}
+		Path file = out.resolve("results.md");
+		Files.writeString(file, report.render());
+		System.out.println(report.render());
+		System.out.println("Written to " + file.toAbsolutePath());
+	}
+
+	/** How long the suite may take. */
+	enum Mode {
+
+		/** A subset, one fork, 2 warmup and 3 measured iterations of 1 s each. */
+		QUICK(2, 3),
+
+		/** Everything, one fork, 3 warmup and 5 measured iterations of 1 s each. */
+		FULL(3, 5);
+
+		final int warmups;
+
+		final int iterations;
+
+		Mode(int warmups, int iterations) {
+			this.warmups = warmups;
+			this.iterations = iterations;
+		}
+
+		String describe() {
+			return name().toLowerCase(Locale.ROOT) + ": 1 fork, " + this.warmups + " warmup and " + this.iterations
+					+ " measured iterations of 1 s per benchmark";
+		}
+
+	}
+
+	/** The markdown report, section after section, with the targets checked along the way. */
+	static final class Report {
+
+		private final Mode mode;
+
+		private final String arguments;
+
+		private final StringBuilder body = new StringBuilder();
+
+		private final List<String[]> targets = new ArrayList<>();
+
+		Report(Mode mode, String arguments) {
+			this.mode = mode;
+			this.arguments = arguments;
+		}
+
+		void section(String markdown) {
+			this.body.append(markdown).append('\n');
+		}
+
+		/** Records a target: what, the measured figure, and whether it is met (null when not measured). */
+		void target(String what, String measured, Boolean met) {
+			this.targets.add(new String[] { what, measured,
+					(met == null) ? "not measured" : met ? "**met**" : "**missed**" });
+		}
+
+		String render() {
+			StringBuilder md = new StringBuilder();
+			md.append("# Benchmark results\n\n");
+			md.append("- date: ")
+				.append(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")))
+				.append('\n');
+			md.append("- machine: ").append(Machine.describe()).append('\n');
+			md.append("- mode: ").append(this.mode.describe()).append('\n');
+			md.append("- arguments: `").append(this.arguments.isEmpty() ? "quick" : this.arguments).append("`\n\n");
+			if (!this.targets.isEmpty()) {
+				md.append("## Targets\n\n| target | measured | verdict |\n|---|---|---|\n");
+				for (String[] target : this.targets) {
+					md.append("| ").append(String.join(" | ", target)).append(" |\n");
+				}
+				md.append('\n');
+			}
+			md.append(this.body);
+			return md.toString();
+		}
+
+	}
+
+	static void write(Path file, String text) {
+		try {
+			Files.writeString(file, text);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}
