@@ -49,9 +49,9 @@ import org.springframework.util.Assert;
  * A response that is retried is closed first, so its connection is released.
  * <p>
  * Only idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE, TRACE) are retried unless
- * {@link Builder#retryNonIdempotent(boolean) retryNonIdempotent} is set: a POST that was rate limited was not
- * processed by a well-behaved server, but a 503 gives no such promise. The body is sent again as it is: an
- * interceptor always receives it fully buffered as a byte array, so every retry replays the same bytes.
+ * {@link Builder#retryNonIdempotent(boolean) retryNonIdempotent} is set, since sending one of the others twice
+ * may repeat its effect. The body is sent again as it is: an interceptor always receives it fully buffered as a
+ * byte array, so every retry replays the same bytes.
  * <p>
  * With {@link Builder#pace(boolean) pacing} on (the default), a response whose {@code RateLimit} field (IETF
  * draft "RateLimit header fields for HTTP", for example {@code "default";r=0;t=10}) reports an exhausted quota
