@@ -39,20 +39,25 @@ final class InMemorySection {
 	}
 
 	void run(Suite.Report report) throws RunnerException {
-		List<Row> rows = new ArrayList<>();
-		if (this.mode == Suite.Mode.QUICK) {
-			rows.addAll(run("oneKey", options(OneKeyBenchmark.class).param("load", "ALLOWED")
-				.param("contender", concat(QUICK_OURS, Contender.PEERS, new String[] { "bucket4j-bare" }))));
-			rows.addAll(run("manyKeys", options(ManyKeysBenchmark.class).param("load", "ALLOWED")
-				.param("keys", "10000")
-				.param("contender", concat(QUICK_OURS, Contender.PEERS))));
+		List<List<Row>> rounds = new ArrayList<>();
+		for (int round = 1; round <= this.mode.rounds; round++) {
+			List<Row> rows = new ArrayList<>();
+			if (this.mode == Suite.Mode.QUICK) {
+				rows.addAll(run("oneKey-" + round, options(OneKeyBenchmark.class).param("load", "ALLOWED")
+					.param("contender", concat(QUICK_OURS, Contender.PEERS, new String[] { "bucket4j-bare" }))));
+				rows.addAll(run("manyKeys-" + round, options(ManyKeysBenchmark.class).param("load", "ALLOWED")
+					.param("keys", "10000")
+					.param("contender", concat(QUICK_OURS, Contender.PEERS))));
+			}
+			else {
+				rows.addAll(run("oneKey-" + round, options(OneKeyBenchmark.class)));
+				rows.addAll(run("manyKeys-" + round, options(ManyKeysBenchmark.class)));
+			}
+			rounds.add(rows);
 		}
-		else {
-			rows.addAll(run("oneKey", options(OneKeyBenchmark.class)));
-			rows.addAll(run("manyKeys", options(ManyKeysBenchmark.class)));
-		}
-		report.section(render(rows));
-		checkTargets(rows, report);
+		Results results = new Results(rounds);
+		report.section(render(results));
+		checkTargets(results, report);
 	}
 
 	private ChainedOptionsBuilder options(Class<?> benchmark) {
@@ -77,12 +82,15 @@ final class InMemorySection {
 		return rows;
 	}
 
-	private static String render(List<Row> rows) {
+	private static String render(Results results) {
+		List<Row> rows = results.medians();
 		StringBuilder md = new StringBuilder("## In memory\n\n");
 		md.append("Decisions per microsecond through `tryAcquire(key)` (higher is better), the share of calls denied, ")
 			.append("bytes allocated per call (JMH `-prof gc`), and for our algorithms the ratio of our throughput to ")
 			.append("each peer's in the same run (above 1: we are faster). Keyed peers hold one limiter per key in a ")
-			.append("`ConcurrentHashMap`; `bucket4j-bare` is a single bucket that ignores the key.\n\n");
+			.append("`ConcurrentHashMap`; `bucket4j-bare` is a single bucket that ignores the key. Figures are ")
+			.append("medians over the rounds, ± is half the spread of the rounds (JMH's own error for a single ")
+			.append("round), and a ratio is the median of the ratios measured within each round.\n\n");
 		for (Load load : Load.values()) {
 			for (String scenario : Row.SCENARIOS) {
 				List<Row> selected = rows.stream()
@@ -101,10 +109,9 @@ final class InMemorySection {
 					md.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.1f%% | %s |", row.contender,
 							row.score, row.error, 100 * row.deniedShare, Row.bytes(row.alloc)));
 					for (String peer : RATIO_PEERS) {
-						Row other = find(rows, scenario, load, peer);
+						double ratio = row.isOurs() ? results.ratio(scenario, load, row.contender, peer) : Double.NaN;
 						md.append(' ')
-							.append((row.isOurs() && other != null) ? String.format(Locale.ROOT, "%.2f", row.score / other.score)
-									: "")
+							.append(Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.2f", ratio))
 							.append(" |");
 					}
 					md.append('\n');
@@ -115,13 +122,14 @@ final class InMemorySection {
 		return md.toString();
 	}
 
-	private static void checkTargets(List<Row> rows, Suite.Report report) {
+	private static void checkTargets(Results results, Suite.Report report) {
+		List<Row> rows = results.medians();
 		for (String algorithm : new String[] { "GCRA", "TOKEN_BUCKET" }) {
-			ratioTarget(report, rows, Row.SCENARIOS.get(0), algorithm, 1.2);
+			ratioTarget(report, results, Row.SCENARIOS.get(0), algorithm, 1.2);
 		}
 		for (String algorithm : new String[] { "GCRA", "TOKEN_BUCKET" }) {
-			ratioTarget(report, rows, Row.SCENARIOS.get(1), algorithm, 2.0);
-			ratioTarget(report, rows, Row.SCENARIOS.get(2), algorithm, 2.0);
+			ratioTarget(report, results, Row.SCENARIOS.get(1), algorithm, 2.0);
+			ratioTarget(report, results, Row.SCENARIOS.get(2), algorithm, 2.0);
 		}
 		for (String algorithm : new String[] { "GCRA", "TOKEN_BUCKET", "FIXED_WINDOW" }) {
 			List<Row> existingKey = rows.stream()
@@ -136,20 +144,18 @@ final class InMemorySection {
 		}
 	}
 
-	private static void ratioTarget(Suite.Report report, List<Row> rows, String scenario, String algorithm,
+	private static void ratioTarget(Suite.Report report, Results results, String scenario, String algorithm,
 			double wanted) {
-		Row ours = find(rows, scenario, Load.ALLOWED, algorithm);
-		Row peer = find(rows, scenario, Load.ALLOWED, "bucket4j");
+		double ratio = results.ratio(scenario, Load.ALLOWED, algorithm, "bucket4j");
 		String what = String.format(Locale.ROOT, "%s, %s: ≥ %.1f× Bucket4j", algorithm, scenario, wanted);
-		if (ours == null || peer == null) {
+		if (Double.isNaN(ratio)) {
 			report.target(what, "", null);
 			return;
 		}
-		double ratio = ours.score / peer.score;
 		String measured = String.format(Locale.ROOT, "%.2f×", ratio);
-		Row bare = find(rows, scenario, Load.ALLOWED, "bucket4j-bare");
-		if (bare != null) {
-			measured += String.format(Locale.ROOT, " (%.2f× a bare bucket)", ours.score / bare.score);
+		double bare = results.ratio(scenario, Load.ALLOWED, algorithm, "bucket4j-bare");
+		if (!Double.isNaN(bare)) {
+			measured += String.format(Locale.ROOT, " (%.2f× a bare bucket)", bare);
 		}
 		report.target(what, measured, ratio >= wanted);
 	}
@@ -163,6 +169,59 @@ final class InMemorySection {
 
 	private static String[] concat(String[]... arrays) {
 		return java.util.Arrays.stream(arrays).flatMap(java.util.Arrays::stream).toArray(String[]::new);
+	}
+
+	/** The rows of every round, and their medians. */
+	static final class Results {
+
+		private final List<List<Row>> rounds;
+
+		private final List<Row> medians = new ArrayList<>();
+
+		Results(List<List<Row>> rounds) {
+			this.rounds = rounds;
+			for (Row first : rounds.get(0)) {
+				List<Row> same = new ArrayList<>();
+				for (List<Row> round : rounds) {
+					Row row = find(round, first.scenario, first.load, first.contender);
+					if (row != null) {
+						same.add(row);
+					}
+				}
+				double error = (same.size() == 1) ? first.error
+						: (same.stream().mapToDouble(Row::score).max().getAsDouble()
+								- same.stream().mapToDouble(Row::score).min().getAsDouble()) / 2;
+				this.medians.add(new Row(first.scenario, first.load, first.contender,
+						median(same.stream().mapToDouble(Row::score).toArray()), error,
+						median(same.stream().mapToDouble(Row::deniedShare).toArray()),
+						median(same.stream().mapToDouble(Row::alloc).toArray())));
+			}
+		}
+
+		List<Row> medians() {
+			return this.medians;
+		}
+
+		/** The median over the rounds of ours / peer within each round; NaN if never measured together. */
+		double ratio(String scenario, Load load, String ours, String peer) {
+			List<Double> ratios = new ArrayList<>();
+			for (List<Row> round : this.rounds) {
+				Row a = find(round, scenario, load, ours);
+				Row b = find(round, scenario, load, peer);
+				if (a != null && b != null) {
+					ratios.add(a.score / b.score);
+				}
+			}
+			return ratios.isEmpty() ? Double.NaN : median(ratios.stream().mapToDouble(Double::doubleValue).toArray());
+		}
+
+		private static double median(double[] values) {
+			double[] sorted = values.clone();
+			java.util.Arrays.sort(sorted);
+			int n = sorted.length;
+			return (n % 2 == 1) ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+		}
+
 	}
 
 	/** One benchmark result. */

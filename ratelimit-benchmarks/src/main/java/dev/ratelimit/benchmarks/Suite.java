@@ -62,24 +62,34 @@ public final class Suite {
 	/** How long the suite may take. */
 	enum Mode {
 
-		/** A subset, one fork, 2 warmup and 3 measured iterations of 1 s each. */
-		QUICK(2, 3),
+		/** A subset, one round, one fork, 2 warmup and 3 measured iterations of 1 s each. */
+		QUICK(1, 2, 3),
 
-		/** Everything, one fork, 3 warmup and 5 measured iterations of 1 s each. */
-		FULL(3, 5);
+		/**
+		 * Everything, three rounds, each with one fork per benchmark, 2 warmup and 2 measured iterations of 1 s.
+		 */
+		FULL(3, 2, 2);
+
+		/**
+		 * How many times every benchmark runs, all of them once per round: a ratio is the median of the ratios
+		 * within each round, so that a burst of load from other processes spoils one round at most.
+		 */
+		final int rounds;
 
 		final int warmups;
 
 		final int iterations;
 
-		Mode(int warmups, int iterations) {
+		Mode(int rounds, int warmups, int iterations) {
+			this.rounds = rounds;
 			this.warmups = warmups;
 			this.iterations = iterations;
 		}
 
 		String describe() {
-			return name().toLowerCase(Locale.ROOT) + ": 1 fork, " + this.warmups + " warmup and " + this.iterations
-					+ " measured iterations of 1 s per benchmark";
+			return name().toLowerCase(Locale.ROOT) + ": " + this.rounds + ((this.rounds == 1) ? " round" : " rounds")
+					+ " of 1 fork per benchmark, " + this.warmups + " warmup and " + this.iterations
+					+ " measured iterations of 1 s each";
 		}
 
 	}
