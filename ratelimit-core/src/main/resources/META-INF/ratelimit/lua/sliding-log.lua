@@ -40,8 +40,10 @@ local function int(n)
   return string.format('%d', n)
 end
 
+-- Redis counts a TTL from the script's start in whole milliseconds, up to 1 ms before `now`: one more
+-- millisecond makes sure the key outlives its state.
 local function ttl_ms(micros)
-  return math.max(MIN_TTL_MS, ceil_div(micros, 1000))
+  return math.max(MIN_TTL_MS, ceil_div(micros, 1000) + 1)
 end
 
 -- Lists are read in chunks: most calls only look at the oldest few entries.
