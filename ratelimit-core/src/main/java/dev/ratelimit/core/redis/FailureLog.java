@@ -17,7 +17,11 @@ final class FailureLog {
 
 	private final FailurePolicy policy;
 
+	/** Decisions made without Redis since the last log line. */
 	private final AtomicLong unreported = new AtomicLong();
+
+	/** Decisions made without Redis since the outage began, reported up to the last log line. */
+	private long reported;
 
 	private volatile boolean reporting;
 
@@ -41,6 +45,7 @@ final class FailureLog {
 			this.reporting = true;
 			this.nextReport = now + PERIOD_NANOS;
 			long count = this.unreported.getAndSet(0);
+			this.reported = (first ? 0 : this.reported) + count;
 			if (first) {
 				logger.log(Level.WARNING, "Redis did not decide a request; the " + this.policy
 						+ " failure policy decides until it answers again", cause);
@@ -59,9 +64,9 @@ final class FailureLog {
 		synchronized (this) {
 			if (this.reporting) {
 				this.reporting = false;
-				long count = this.unreported.getAndSet(0);
+				long count = this.reported + this.unreported.getAndSet(0);
 				logger.log(Level.INFO, "Redis decides again; the " + this.policy + " failure policy made " + count
-						+ " decisions since the last report");
+						+ " decisions while it did not");
 			}
 		}
 	}

@@ -304,16 +304,22 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> true;
 			case FIXED_WINDOW, SLIDING_LOG, SLIDING_WINDOW_COUNTER -> false;
 		};
+		BigInteger limit = BigInteger.valueOf(policy.limit());
+		BigInteger window = BigInteger.valueOf(policy.windowMicros());
 		String problem = null;
 		if (policy.windowMicros() > MAX_HORIZON_MICROS) {
 			problem = "its window is longer than 2^52 microseconds (142 years)";
 		}
-		else if (bucket && policy.limit() > MAX_EXACT / 1000) {
-			problem = "its limit is more than 2^53 / 1000 per window";
+		else if (policy.limit() > MAX_EXACT) {
+			problem = "its limit is above 2^53";
+		}
+		else if (bucket && policy.limit() / limit.gcd(window).longValue() > MAX_EXACT / 1000) {
+			// the ticks per microsecond, times 1000 when they are turned into nanoseconds
+			problem = "window / limit needs more than 2^53 / 1000 ticks per microsecond";
 		}
 		else if (bucket && BigInteger.valueOf(policy.burst() + policy.cost())
-			.multiply(BigInteger.valueOf(policy.windowMicros()))
-			.divide(BigInteger.valueOf(policy.limit()))
+			.multiply(window)
+			.divide(limit)
 			.compareTo(BigInteger.valueOf(MAX_HORIZON_MICROS)) > 0) {
 			problem = "(burst + cost) x window / limit is longer than 2^52 microseconds (142 years)";
 		}
