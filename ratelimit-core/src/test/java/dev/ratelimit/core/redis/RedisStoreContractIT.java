@@ -20,7 +20,7 @@ class RedisStoreContractIT extends StoreContractTests {
 
 	private static final String RUN = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
 
-	private final AtomicInteger stores = new AtomicInteger();
+	private static final AtomicInteger stores = new AtomicInteger();
 
 	private TestRedis redis;
 
@@ -32,7 +32,7 @@ class RedisStoreContractIT extends StoreContractTests {
 	@Override
 	protected RateLimitStore createStore(ManualTimeSource clock) {
 		return RedisRateLimitStore.builder(this.redis.executor())
-			.keyPrefix("contract:" + RUN + ":" + this.stores.incrementAndGet() + ":")
+			.keyPrefix("contract:" + RUN + ":" + stores.incrementAndGet() + ":")
 			.timeSource(clock)
 			.failurePolicy(FailurePolicy.DENY)
 			.timeout(java.time.Duration.ofSeconds(10))
