@@ -194,15 +194,21 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			}
 		}
 		List<Long> reply = await(script, keys, args);
-		if (reply.size() != 8 * limiters.size()) {
-			throw new RedisFailure(new IllegalStateException("Expected " + 8 * limiters.size()
-					+ " integers from the rate limiting script, got " + reply), true);
+		try {
+			if (reply.size() != 8 * limiters.size()) {
+				throw new IllegalStateException("wrong length");
+			}
+			List<Decision> decisions = new ArrayList<>(limiters.size());
+			for (int i = 0; i < limiters.size(); i++) {
+				decisions.add(decision(limiters.get(i).policy(), reply, 8 * i));
+			}
+			return decisions;
 		}
-		List<Decision> decisions = new ArrayList<>(limiters.size());
-		for (int i = 0; i < limiters.size(); i++) {
-			decisions.add(decision(limiters.get(i).policy(), reply, 8 * i));
+		catch (RuntimeException ex) {
+			throw new RedisFailure(new IllegalStateException(
+					"Expected " + 8 * limiters.size() + " integers from the rate limiting script, got " + reply, ex),
+					true);
 		}
-		return decisions;
 	}
 
 	private List<Long> await(RedisScripts.Script script, List<String> keys, List<String> args) throws RedisFailure {
