@@ -71,22 +71,38 @@ public final class TestRedis implements AutoCloseable {
 
 	private static @Nullable TestRedis fromContainer() {
 		try {
-			if (!DockerClientFactory.instance().isDockerAvailable()) {
+			Class.forName("org.testcontainers.DockerClientFactory", false, TestRedis.class.getClassLoader());
+		}
+		catch (ClassNotFoundException ex) {
+			// a module that uses this class without Testcontainers on its test class path
+			return null;
+		}
+		return Container.start();
+	}
+
+	/** Holds every reference to Testcontainers, so that it is loaded only when present. */
+	private static final class Container {
+
+		static @Nullable TestRedis start() {
+			try {
+				if (!DockerClientFactory.instance().isDockerAvailable()) {
+					return null;
+				}
+			}
+			catch (Throwable ex) {
 				return null;
 			}
+			GenericContainer<?> container = new GenericContainer<>(DockerImageName.parse("redis:7-alpine"))
+				.withExposedPorts(6379);
+			container.start();
+			if (!isLoopback(container.getHost())) {
+				container.stop();
+				return null;
+			}
+			String uri = "redis://" + container.getHost() + ":" + container.getMappedPort(6379);
+			return new TestRedis(uri, "Testcontainers", container::stop);
 		}
-		catch (Throwable ex) {
-			return null;
-		}
-		GenericContainer<?> container = new GenericContainer<>(DockerImageName.parse("redis:7-alpine"))
-			.withExposedPorts(6379);
-		container.start();
-		String uri = "redis://" + container.getHost() + ":" + container.getMappedPort(6379);
-		if (!isLoopback(container.getHost())) {
-			container.stop();
-			return null;
-		}
-		return new TestRedis(uri, "Testcontainers", container::stop);
+
 	}
 
 	private static void checkLoopback(RedisURI uri, String source) {
