@@ -90,7 +90,9 @@ final class InMemorySection {
 			.append("each peer's in the same run (above 1: we are faster). Keyed peers hold one limiter per key in a ")
 			.append("`ConcurrentHashMap`; `bucket4j-bare` is a single bucket that ignores the key. Figures are ")
 			.append("medians over the rounds, ± is half the spread of the rounds (JMH's own error for a single ")
-			.append("round), and a ratio is the median of the ratios measured within each round.\n\n");
+			.append("round), and a ratio is the median of the ratios measured within each round. The denied share ")
+			.append("comes from a counter each thread keeps over its whole iteration, JMH's synchronization ")
+			.append("included, so it is shown capped at 100%.\n\n");
 		for (Load load : Load.values()) {
 			for (String scenario : Row.SCENARIOS) {
 				List<Row> selected = rows.stream()
@@ -107,7 +109,7 @@ final class InMemorySection {
 				md.append("\n|---|--:|--:|--:|--:|").append("--:|".repeat(RATIO_PEERS.length)).append('\n');
 				for (Row row : selected) {
 					md.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.1f%% | %s |", row.contender,
-							row.score, row.error, 100 * row.deniedShare, Row.bytes(row.alloc)));
+							row.score, row.error, 100 * Math.min(1, row.deniedShare), Row.bytes(row.alloc)));
 					for (String peer : RATIO_PEERS) {
 						double ratio = row.isOurs() ? results.ratio(scenario, load, row.contender, peer) : Double.NaN;
 						md.append(' ')
@@ -160,7 +162,7 @@ final class InMemorySection {
 		report.target(what, measured, ratio >= wanted);
 	}
 
-	private static Row find(List<Row> rows, String scenario, Load load, String contender) {
+	static Row find(List<Row> rows, String scenario, Load load, String contender) {
 		return rows.stream()
 			.filter((row) -> row.load == load && row.scenario.equals(scenario) && row.contender.equals(contender))
 			.findFirst()
@@ -202,6 +204,10 @@ final class InMemorySection {
 			return this.medians;
 		}
 
+		List<Row> roundRows(int round) {
+			return this.rounds.get(round);
+		}
+
 		/** The median over the rounds of ours / peer within each round; NaN if never measured together. */
 		double ratio(String scenario, Load load, String ours, String peer) {
 			List<Double> ratios = new ArrayList<>();
@@ -215,7 +221,10 @@ final class InMemorySection {
 			return ratios.isEmpty() ? Double.NaN : median(ratios.stream().mapToDouble(Double::doubleValue).toArray());
 		}
 
-		private static double median(double[] values) {
+		static double median(double[] values) {
+			if (values.length == 0) {
+				return Double.NaN;
+			}
 			double[] sorted = values.clone();
 			java.util.Arrays.sort(sorted);
 			int n = sorted.length;
@@ -240,12 +249,18 @@ final class InMemorySection {
 						: (params.getParam("keys") != null) ? SCENARIOS.get(2) : SCENARIOS.get(1);
 				default -> method;
 			};
+			return of(result, scenario);
+		}
+
+		static Row of(RunResult result, String scenario) {
+			var params = result.getParams();
 			Result<?> primary = result.getPrimaryResult();
 			Map<String, Result> secondary = result.getSecondaryResults();
 			double denied = secondary.containsKey("denied") ? secondary.get("denied").getScore() : Double.NaN;
 			double alloc = secondary.containsKey("gc.alloc.rate.norm")
 					? secondary.get("gc.alloc.rate.norm").getScore() : Double.NaN;
-			return new Row(scenario, Load.valueOf(params.getParam("load")), params.getParam("contender"),
+			String load = params.getParam("load");
+			return new Row(scenario, (load != null) ? Load.valueOf(load) : Load.ALLOWED, params.getParam("contender"),
 					primary.getScore(), primary.getScoreError(), denied / primary.getScore(), alloc);
 		}
 

@@ -1,15 +1,352 @@
 package dev.ratelimit.benchmarks;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
-/** The Redis benchmarks, run once the Redis store exists. */
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.redis.RedisRateLimitStore;
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * The Redis benchmarks against a {@code redis-server} started on a free loopback port: decisions per second
+ * through our store and through Bucket4j's Lettuce backend, {@code redis-benchmark} running the same script as
+ * the ceiling, and the memory a key takes in Redis.
+ */
 final class RedisSection {
 
+	private static final String[] QUICK = { "GCRA", "TOKEN_BUCKET", "bucket4j" };
+
+	private static final String[] SCRIPTS = { "GCRA", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER",
+			"SLIDING_LOG", "LEAKY_BUCKET" };
+
+	private static final int IN_FLIGHT = 128;
+
+	private static final int MEMORY_KEYS = 100_000;
+
+	private static final Pattern RATE = Pattern.compile("([0-9.]+) requests per second");
+
+	private static final List<String> SCENARIOS = List.of("uncontended keys, one thread",
+			"uncontended keys, 16 threads", "uncontended keys, " + IN_FLIGHT + " threads in flight",
+			"one hot key, 64 threads");
+
+	private final Suite.Mode mode;
+
+	private final Path out;
+
 	RedisSection(Suite.Mode mode, Path out) {
+		this.mode = mode;
+		this.out = out;
 	}
 
-	void run(Suite.Report report) {
-		report.section("## Redis\n\nNot measured yet: the Redis store is not part of this build.\n");
+	void run(Suite.Report report) throws Exception {
+		try (RedisServer redis = RedisServer.start()) {
+			String version = redis.info("server", "redis_version");
+			List<List<InMemorySection.Row>> rounds = new ArrayList<>();
+			List<Map<String, Double>> ceilings = new ArrayList<>();
+			for (int round = 1; round <= this.mode.rounds; round++) {
+				rounds.add(jmh(redis, round));
+				redis.command("FLUSHALL");
+				ceilings.add(redisBenchmark(redis));
+				redis.command("FLUSHALL");
+			}
+			InMemorySection.Results results = new InMemorySection.Results(rounds);
+			StringBuilder md = new StringBuilder("## Redis\n\n");
+			md.append("Redis ").append(version).append(" on 127.0.0.1, persistence off, started by the suite. ")
+				.append("Decisions per second through `tryAcquire(key)`, each caller waiting for its answer, every ")
+				.append("contender's threads sharing one Lettuce connection (so the threads are the requests in ")
+				.append("flight); the policy is the in-memory ALLOWED load (every call allowed). Uncontended calls use ")
+				.append("keys of their own thread; the hot key is one key for every caller. Bucket4j is its Lettuce ")
+				.append("compare-and-swap backend with the same limit and burst. Figures are medians over rounds and ")
+				.append("a ratio is the median of in-round ratios.\n\n");
+			md.append(table(results));
+			md.append(ceilingTable(results, ceilings, report));
+			redisTargets(results, report);
+			md.append(memory(redis, report));
+			report.section(md.toString());
+		}
+	}
+
+	private List<InMemorySection.Row> jmh(RedisServer redis, int round) throws RunnerException {
+		ChainedOptionsBuilder options = new OptionsBuilder().include(RedisBenchmark.class.getName() + "\\.")
+			.forks(1)
+			.warmupIterations(this.mode.warmups)
+			.warmupTime(TimeValue.seconds(1))
+			.measurementIterations(this.mode.iterations)
+			.measurementTime(TimeValue.seconds(1))
+			.jvmArgsAppend("-Xmx1g", "-Dbench.redis.port=" + redis.port)
+			.resultFormat(ResultFormatType.JSON)
+			.result(this.out.resolve("jmh-redis-" + round + ".json").toString());
+		if (this.mode == Suite.Mode.QUICK) {
+			options.param("contender", QUICK);
+		}
+		List<InMemorySection.Row> rows = new ArrayList<>();
+		for (RunResult result : new Runner(options.build()).run()) {
+			String benchmark = result.getParams().getBenchmark();
+			String scenario = switch (benchmark.substring(benchmark.lastIndexOf('.') + 1)) {
+				case "oneThread" -> SCENARIOS.get(0);
+				case "sixteenThreads" -> SCENARIOS.get(1);
+				case "inFlight128" -> SCENARIOS.get(2);
+				default -> SCENARIOS.get(3);
+			};
+			rows.add(InMemorySection.Row.of(result, scenario));
+		}
+		return rows;
+	}
+
+	private static String table(InMemorySection.Results results) {
+		StringBuilder md = new StringBuilder();
+		md.append("| contender |");
+		SCENARIOS.forEach((scenario) -> md.append(' ').append(scenario).append(" |"));
+		SCENARIOS.forEach((scenario) -> md.append(" × bucket4j, ").append(scenario).append(" |"));
+		md.append("\n|---|").append("--:|".repeat(2 * SCENARIOS.size())).append('\n');
+		List<String> contenders = results.medians().stream().map(InMemorySection.Row::contender).distinct().toList();
+		for (String contender : contenders) {
+			md.append("| ").append(contender).append(" |");
+			for (String scenario : SCENARIOS) {
+				InMemorySection.Row row = InMemorySection.find(results.medians(), scenario, Load.ALLOWED, contender);
+				md.append(' ')
+					.append((row != null) ? String.format(Locale.ROOT, "%,.0f ± %,.0f", row.score(), row.error()) : "")
+					.append(" |");
+			}
+			for (String scenario : SCENARIOS) {
+				double ratio = contender.equals("bucket4j") ? Double.NaN
+						: results.ratio(scenario, Load.ALLOWED, contender, "bucket4j");
+				md.append(' ').append(Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.2f", ratio)).append(" |");
+			}
+			md.append('\n');
+		}
+		return md.append('\n').toString();
+	}
+
+	private static void redisTargets(InMemorySection.Results results, Suite.Report report) {
+		for (String algorithm : new String[] { "GCRA", "TOKEN_BUCKET" }) {
+			for (int i : new int[] { 0, 1 }) {
+				ratioTarget(report, results, algorithm, SCENARIOS.get(i), 1.8);
+			}
+			ratioTarget(report, results, algorithm, SCENARIOS.get(3), 10);
+		}
+	}
+
+	private static void ratioTarget(Suite.Report report, InMemorySection.Results results, String algorithm,
+			String scenario, double wanted) {
+		double ratio = results.ratio(scenario, Load.ALLOWED, algorithm, "bucket4j");
+		report.target(String.format(Locale.ROOT, "Redis, %s, %s: ≥ %.1f× Bucket4j's Redis backend", algorithm, scenario,
+				wanted), Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.2f×", ratio),
+				Double.isNaN(ratio) ? null : ratio >= wanted);
+	}
+
+	/** Runs each script with {@code redis-benchmark} at the same number of requests in flight. */
+	private Map<String, Double> redisBenchmark(RedisServer redis) throws IOException, InterruptedException {
+		Map<String, Double> rates = new LinkedHashMap<>();
+		RateLimitPolicy policy = Load.ALLOWED.peerPolicy();
+		for (String algorithm : scripts()) {
+			String sha = redis.command("SCRIPT", "LOAD", script(algorithm));
+			List<String> command = new ArrayList<>(List.of("redis-benchmark", "-h", "127.0.0.1", "-p",
+					Integer.toString(redis.port), "-c", Integer.toString(IN_FLIGHT), "-n",
+					(this.mode == Suite.Mode.QUICK) ? "100000" : "200000", "-r", "1000000", "-q", "EVALSHA", sha,
+					"1", "ratelimit:{user:__rand_int__}:bench", Long.toString(policy.limit()),
+					Long.toString(policy.windowMicros()), Long.toString(policy.burst()), "1", ""));
+			if (algorithm.equals("LEAKY_BUCKET")) {
+				command.add("0");
+			}
+			Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+			String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+			process.waitFor();
+			Matcher matcher = RATE.matcher(output);
+			double rate = Double.NaN;
+			while (matcher.find()) {
+				rate = Double.parseDouble(matcher.group(1));
+			}
+			System.out.println("redis-benchmark " + algorithm + ": " + rate + " requests/s");
+			rates.put(algorithm, rate);
+		}
+		return rates;
+	}
+
+	private String[] scripts() {
+		return (this.mode == Suite.Mode.QUICK) ? new String[] { "GCRA", "TOKEN_BUCKET" } : SCRIPTS;
+	}
+
+	private String ceilingTable(InMemorySection.Results results, List<Map<String, Double>> ceilings,
+			Suite.Report report) {
+		StringBuilder md = new StringBuilder("### Against `redis-benchmark` running the same script\n\n");
+		md.append("`redis-benchmark -c ").append(IN_FLIGHT)
+			.append(" -r 1000000 EVALSHA <sha> 1 ratelimit:{user:__rand_int__}:bench <the same ARGV>`: the same ")
+			.append(IN_FLIGHT).append(" requests in flight, from C, without any client logic; our figure is the ")
+			.append(IN_FLIGHT).append("-thread one above.\n\n");
+		md.append("| script | redis-benchmark (calls/s) | ours (decisions/s) | ours / redis-benchmark |\n|---|--:|--:|--:|\n");
+		for (String algorithm : scripts()) {
+			List<Double> ratios = new ArrayList<>();
+			List<Double> ceiling = new ArrayList<>();
+			for (int round = 0; round < ceilings.size(); round++) {
+				Double rate = ceilings.get(round).get(algorithm);
+				InMemorySection.Row ours = InMemorySection.find(results.roundRows(round), SCENARIOS.get(2), Load.ALLOWED,
+						algorithm);
+				ceiling.add(rate);
+				if (rate != null && ours != null) {
+					ratios.add(ours.score() / rate);
+				}
+			}
+			InMemorySection.Row ours = InMemorySection.find(results.medians(), SCENARIOS.get(2), Load.ALLOWED, algorithm);
+			double ratio = InMemorySection.Results.median(ratios.stream().mapToDouble(Double::doubleValue).toArray());
+			md.append(String.format(Locale.ROOT, "| %s | %,.0f | %s | %.0f%% |\n", algorithm,
+					InMemorySection.Results.median(ceiling.stream().mapToDouble(Double::doubleValue).toArray()),
+					(ours != null) ? String.format(Locale.ROOT, "%,.0f", ours.score()) : "", 100 * ratio));
+			if (algorithm.equals("GCRA") || algorithm.equals("TOKEN_BUCKET")) {
+				report.target("Redis, " + algorithm + ", " + IN_FLIGHT + " in flight: ≥ 80% of redis-benchmark's rate",
+						String.format(Locale.ROOT, "%.0f%%", 100 * ratio), ratio >= 0.8);
+			}
+		}
+		return md.append('\n').toString();
+	}
+
+	private static String script(String algorithm) throws IOException {
+		String name = switch (Algorithm.valueOf(algorithm)) {
+			case FIXED_WINDOW -> "fixed-window";
+			case SLIDING_LOG -> "sliding-log";
+			case SLIDING_WINDOW_COUNTER -> "sliding-window-counter";
+			case TOKEN_BUCKET -> "token-bucket";
+			case LEAKY_BUCKET -> "leaky-bucket";
+			case GCRA -> "gcra";
+		};
+		try (InputStream in = RedisSection.class.getClassLoader()
+			.getResourceAsStream("META-INF/ratelimit/lua/" + name + ".lua")) {
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+	}
+
+	/** Fills Redis with one request on each of many keys, per contender, and reads what they take. */
+	private String memory(RedisServer redis, Suite.Report report) throws Exception {
+		StringBuilder md = new StringBuilder("### Memory per key in Redis\n\n");
+		md.append("One request (policy 10 per hour) on each of ").append(String.format(Locale.ROOT, "%,d", MEMORY_KEYS))
+			.append(" keys such as `ratelimit:{user:10000000}:idle` (Bucket4j: `user:10000000`), then the growth ")
+			.append("of `INFO memory` `used_memory` divided by the number of keys (key, value, dictionary entries ")
+			.append("and expiry included), `MEMORY USAGE` of one key, and `INFO keyspace`: keys with an expiry ")
+			.append("out of all keys.\n\n");
+		md.append("| contender | type | bytes per key (INFO) | MEMORY USAGE | keys with expiry |\n|---|---|--:|--:|--:|\n");
+		String[] contenders = (this.mode == Suite.Mode.QUICK) ? new String[] { "GCRA", "TOKEN_BUCKET", "bucket4j" }
+				: new String[] { "GCRA", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER", "SLIDING_LOG",
+						"LEAKY_BUCKET", "bucket4j" };
+		String[] keys = Keys.names(MEMORY_KEYS);
+		RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", redis.port));
+		boolean allExpire = true;
+		double worstString = 0;
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			for (String contender : contenders) {
+				redis.command("FLUSHALL");
+				long before = redis.usedMemory();
+				String sample = fill(client, connection, contender, keys);
+				long after = redis.usedMemory();
+				String type = redis.command("TYPE", sample);
+				String usage = redis.command("MEMORY", "USAGE", sample);
+				String keyspace = redis.info("keyspace", "db0");
+				Matcher counts = Pattern.compile("keys=(\\d+),expires=(\\d+)").matcher(keyspace);
+				counts.find();
+				long stored = Long.parseLong(counts.group(1));
+				long expiring = Long.parseLong(counts.group(2));
+				double perKey = (after - before) / (double) stored;
+				allExpire &= contender.equals("bucket4j") || expiring == stored;
+				if (!contender.equals("bucket4j") && type.equals("string")) {
+					worstString = Math.max(worstString, perKey);
+				}
+				md.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %s | %,d of %,d |\n", contender, type, perKey,
+						usage, expiring, stored));
+			}
+		}
+		finally {
+			client.shutdown();
+			redis.command("FLUSHALL");
+		}
+		report.target("Redis: ≤ 140 bytes per string-state key", String.format(Locale.ROOT, "at most %.0f B", worstString),
+				worstString <= 140);
+		report.target("Redis: ≤ 170 bytes per hash-state key", "no script keeps a hash (sliding log keeps a list)", null);
+		report.target("Redis: no key without expiry", allExpire ? "every key expires" : "some keys never expire", allExpire);
+		return md.append('\n').toString();
+	}
+
+	private static String fill(RedisClient client, StatefulRedisConnection<String, String> connection, String contender,
+			String[] keys) throws Exception {
+		RateLimitPolicy tokenBucket = RateLimitPolicy.of("idle", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
+		Filler filler;
+		String sample;
+		if (contender.equals("bucket4j")) {
+			ProxyManager<byte[]> buckets = Bucket4jLettuce.casBasedBuilder(client)
+				.expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(1)))
+				.build();
+			BucketConfiguration configuration = BucketConfiguration.builder()
+				.addLimit(Bandwidth.builder().capacity(10).refillGreedy(10, Duration.ofHours(1)).build())
+				.build();
+			filler = (key) -> buckets.builder().build(key.getBytes(StandardCharsets.UTF_8), () -> configuration).tryConsume(1);
+			sample = keys[0];
+		}
+		else {
+			RateLimiter limiter = RedisRateLimitStore.builder(new LettuceExecutor(connection.async()))
+				.timeout(Duration.ofSeconds(10))
+				.onFailure((policies, cause) -> {
+					throw new IllegalStateException("Redis did not decide", cause);
+				})
+				.build()
+				.limiter(RateLimitPolicy.of("idle", Algorithm.valueOf(contender), tokenBucket.limit(), tokenBucket.window()));
+			filler = limiter::tryAcquire;
+			sample = "ratelimit:{" + keys[0] + "}:idle";
+		}
+		int threads = 16;
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> done = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				int first = t;
+				done.add(pool.submit(() -> {
+					for (int i = first; i < keys.length; i += threads) {
+						filler.fill(keys[i]);
+					}
+					return null;
+				}));
+			}
+			for (Future<?> future : done) {
+				future.get();
+			}
+		}
+		finally {
+			pool.shutdown();
+		}
+		return sample;
+	}
+
+	@FunctionalInterface
+	private interface Filler {
+
+		void fill(String key);
+
 	}
 
 }
