@@ -26,7 +26,8 @@ final class FixedWindowState extends KeyState {
 		long current = Math.floorDiv(now, rules.window);
 		long used = (current == this.window) ? this.count : 0;
 		long untilNextWindow = rules.microsToNanos((current + 1) * rules.window - now);
-		return new Decision(allowed, rules.limit, rules.limit - used, allowed ? 0 : untilNextWindow,
+		boolean waits = !allowed && used + rules.cost > rules.limit;
+		return new Decision(allowed, rules.limit, rules.limit - used, waits ? untilNextWindow : 0,
 				(used > 0) ? untilNextWindow : 0, 0);
 	}
 

@@ -33,12 +33,9 @@ final class SlidingLogState extends KeyState {
 	@Override
 	Decision describe(Rules rules, long now, boolean allowed) {
 		expire(rules, now);
-		long retryAfter = 0;
-		if (!allowed) {
-			// the request fits once enough of the oldest entries have left the window
-			int mustExpire = (int) (this.size + rules.cost - rules.limit);
-			retryAfter = at(mustExpire - 1) + rules.window - now;
-		}
+		// the request fits once enough of the oldest entries have left the window
+		int mustExpire = (int) (this.size + rules.cost - rules.limit);
+		long retryAfter = (!allowed && mustExpire > 0) ? at(mustExpire - 1) + rules.window - now : 0;
 		long resetAfter = (this.size > 0) ? at(this.size - 1) + rules.window - now : 0;
 		return new Decision(allowed, rules.limit, rules.limit - this.size, rules.microsToNanos(retryAfter),
 				rules.microsToNanos(resetAfter), 0);

@@ -18,7 +18,7 @@ final class SlidingWindowCounterState extends KeyState {
 	boolean acquire(Rules rules, long now, boolean commit) {
 		long elapsed = roll(rules, now);
 		// estimate < limit - cost + 1, so that a cost of 1 reads exactly as "estimate < limit"
-		boolean allowed = weighted(rules, elapsed) < (rules.limit - rules.cost + 1) * rules.window;
+		boolean allowed = fits(rules, elapsed);
 		if (allowed && commit) {
 			this.current += rules.cost;
 		}
@@ -30,7 +30,7 @@ final class SlidingWindowCounterState extends KeyState {
 		long elapsed = roll(rules, now);
 		long headroom = rules.limit * rules.window - weighted(rules, elapsed);
 		long remaining = (headroom > 0) ? Rules.ceilDiv(headroom, rules.window) : 0;
-		long retryAfter = allowed ? 0 : retryAfter(rules, elapsed);
+		long retryAfter = (allowed || fits(rules, elapsed)) ? 0 : retryAfter(rules, elapsed);
 		long resetAfter = (this.current > 0) ? 2 * rules.window - elapsed
 				: (this.previous > 0) ? rules.window - elapsed : 0;
 		return new Decision(allowed, rules.limit, remaining, rules.microsToNanos(retryAfter),
@@ -52,6 +52,10 @@ final class SlidingWindowCounterState extends KeyState {
 			this.window = index;
 		}
 		return now - index * rules.window;
+	}
+
+	private boolean fits(Rules rules, long elapsed) {
+		return weighted(rules, elapsed) < (rules.limit - rules.cost + 1) * rules.window;
 	}
 
 	private long weighted(Rules rules, long elapsed) {

@@ -1,0 +1,108 @@
+package dev.ratelimit.core;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class RateLimitPolicyTests {
+
+	private static final Duration TEN_SECONDS = Duration.ofSeconds(10);
+
+	@Test
+	void defaultsTheBurstToTheLimitAndTheCostToOne() {
+		RateLimitPolicy policy = RateLimitPolicy.of("api", Algorithm.GCRA, 10, TEN_SECONDS);
+		assertThat(policy.burst()).isEqualTo(10);
+		assertThat(policy.cost()).isEqualTo(1);
+		assertThat(policy.delayAfter()).isZero();
+		assertThat(policy.windowMicros()).isEqualTo(10_000_000);
+	}
+
+	@ParameterizedTest
+	@CsvSource({ "500ms, PT0.5S", "10s, PT10S", "1m, PT1M", "1h, PT1H", "1d, PT24H", "PT10S, PT10S",
+			"' 30 s ', PT30S", "P1D, PT24H", "pt2m, PT2M" })
+	void parsesWindows(String text, Duration expected) {
+		assertThat(RateLimitPolicy.parseWindow(text)).isEqualTo(expected);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "", "10", "ten seconds", "1.5s", "-1s", "PT", "10 parsecs", "1w" })
+	void rejectsWhatIsNotAWindowNamingIt(String text) {
+		assertThatIllegalArgumentException().isThrownBy(() -> RateLimitPolicy.parseWindow(text))
+			.withMessageContaining("'" + text + "'")
+			.withMessageContaining("500ms");
+	}
+
+	@Test
+	void rejectsAZeroLimit() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimitPolicy.of("api", Algorithm.GCRA, 0, TEN_SECONDS))
+			.withMessage("limit of policy 'api' must be at least 1, was 0");
+	}
+
+	@Test
+	void rejectsAnEmptyOrNegativeWindow() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimitPolicy.of("api", Algorithm.GCRA, 1, Duration.ZERO))
+			.withMessageContaining("window of policy 'api' must be positive");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimitPolicy.of("api", Algorithm.GCRA, 1, Duration.ofSeconds(-1)))
+			.withMessageContaining("must be positive");
+	}
+
+	@Test
+	void rejectsAWindowFinerThanAMicrosecond() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimitPolicy.of("api", Algorithm.GCRA, 1, Duration.ofNanos(1500)))
+			.withMessageContaining("whole number of microseconds");
+	}
+
+	@Test
+	void rejectsABadBurstCostAndDelayAfter() {
+		RateLimitPolicy gcra = RateLimitPolicy.of("api", Algorithm.GCRA, 10, TEN_SECONDS);
+		assertThatIllegalArgumentException().isThrownBy(() -> gcra.withBurst(0))
+			.withMessage("burst of policy 'api' must be at least 1, was 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> gcra.withCost(0))
+			.withMessage("cost of policy 'api' must be at least 1, was 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> gcra.withCost(11))
+			.withMessageContaining("cost of policy 'api' is 11, more than its capacity of 10");
+		assertThatIllegalArgumentException().isThrownBy(() -> gcra.withDelayAfter(1))
+			.withMessageContaining("only LEAKY_BUCKET delays requests");
+		RateLimitPolicy leaky = RateLimitPolicy.of("q", Algorithm.LEAKY_BUCKET, 2, Duration.ofSeconds(1)).withBurst(5);
+		assertThat(leaky.withDelayAfter(5).delayAfter()).isEqualTo(5);
+		assertThatIllegalArgumentException().isThrownBy(() -> leaky.withDelayAfter(6))
+			.withMessageContaining("delayAfter of policy 'q' must be between 0 and burst (5), was 6");
+	}
+
+	@Test
+	void rejectsABurstOnTheWindowAlgorithms() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimitPolicy.of("api", Algorithm.SLIDING_LOG, 10, TEN_SECONDS).withBurst(20))
+			.withMessageContaining("SLIDING_LOG has no burst");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "", "with space", "brace{", "quote\"", "a/b" })
+	void rejectsNamesThatCannotAppearInHeadersAndKeys(String name) {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimitPolicy.of(name, Algorithm.GCRA, 10, TEN_SECONDS))
+			.withMessageContaining("name '" + name + "' is invalid");
+	}
+
+	@Test
+	void acceptsLargeButExactPolicies() {
+		assertThat(RateLimitPolicy.of("daily", Algorithm.GCRA, 1_000_000, Duration.ofDays(1)).capacity())
+			.isEqualTo(1_000_000);
+		assertThat(RateLimitPolicy.of("daily", Algorithm.FIXED_WINDOW, 1_000_000_000, Duration.ofDays(1)).limit())
+			.isEqualTo(1_000_000_000);
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimitPolicy.of("log", Algorithm.SLIDING_LOG, 1_000_000, Duration.ofDays(1)))
+			.withMessageContaining("one timestamp per permit");
+	}
+
+}

@@ -1,0 +1,508 @@
+package dev.ratelimit.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * What every {@link RateLimitStore} must do, written once and run against each store: the decisions of the
+ * reference implementations on the article's scenarios and on random traces, the exact figures of each
+ * decision at the edges, stacked policies, and no more than the limit under concurrency.
+ * <p>
+ * A subclass supplies the store; the clock it is given starts at zero and is the only time the store may read.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class StoreContractTests {
+
+	private static final Duration TEN_SECONDS = Duration.ofSeconds(10);
+
+	private ExecutorService threads;
+
+	/**
+	 * Creates the store under test, reading time only from {@code clock}, which stands at zero.
+	 * @param clock the clock
+	 * @return the store
+	 */
+	protected abstract RateLimitStore createStore(ManualTimeSource clock);
+
+	/**
+	 * How many times the concurrency test releases its 200 requests per algorithm.
+	 * @return the repetitions
+	 */
+	protected int concurrencyRepetitions() {
+		return 100;
+	}
+
+	@BeforeAll
+	void startThreads() {
+		this.threads = Executors.newFixedThreadPool(50);
+	}
+
+	@AfterAll
+	void stopThreads() {
+		this.threads.shutdownNow();
+	}
+
+	static Stream<Arguments> referenceCases() {
+		return ReferenceFixture.all()
+			.flatMap((fixture) -> Stream.of(Algorithm.values()).map((algorithm) -> Arguments.of(fixture, algorithm)));
+	}
+
+	@ParameterizedTest(name = "{1} on {0}")
+	@MethodSource("referenceCases")
+	void decidesEveryRequestAsTheReference(ReferenceFixture fixture, Algorithm algorithm) {
+		ManualTimeSource clock = new ManualTimeSource();
+		RateLimiter limiter = createStore(clock).limiter(fixture.policy(algorithm));
+		int index = 0;
+		for (ReferenceFixture.Row row : fixture.rows().get(algorithm)) {
+			clock.set(row.nanos());
+			Decision decision = limiter.decide(row.key());
+			String request = "request " + index++ + " at " + row.time() + " s, key " + row.key();
+			assertThat(decision.allowed()).as(request).isEqualTo(row.allowed());
+			assertThat(decision.delayNanos()).as("delay of " + request).isEqualTo(row.delayNanos());
+		}
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("scenarioCounts")
+	void reproducesTheArticlesScenarioTable(Algorithm algorithm, int allowedInA, int allowedInB, int mostInAWindow) {
+		assertThat(allowedTimes(algorithm, "scenario-a")).hasSize(allowedInA);
+		List<Long> allowedInScenarioB = allowedTimes(algorithm, "scenario-b");
+		assertThat(allowedInScenarioB).hasSize(allowedInB);
+		assertThat(mostInAnyWindow(allowedInScenarioB)).isEqualTo(mostInAWindow);
+	}
+
+	static Stream<Arguments> scenarioCounts() {
+		// allowed in A, allowed in B, most allowed in any 10 s span of B (leaky bucket: by processing time)
+		return Stream.of(Arguments.of(Algorithm.FIXED_WINDOW, 20, 20, 19),
+				Arguments.of(Algorithm.SLIDING_LOG, 10, 20, 10),
+				Arguments.of(Algorithm.SLIDING_WINDOW_COUNTER, 11, 20, 10),
+				Arguments.of(Algorithm.TOKEN_BUCKET, 10, 29, 19), Arguments.of(Algorithm.LEAKY_BUCKET, 11, 30, 10),
+				Arguments.of(Algorithm.GCRA, 10, 29, 19));
+	}
+
+	private List<Long> allowedTimes(Algorithm algorithm, String scenario) {
+		ReferenceFixture fixture = ReferenceFixture.load(scenario);
+		ManualTimeSource clock = new ManualTimeSource();
+		RateLimiter limiter = createStore(clock).limiter(fixture.policy(algorithm));
+		List<Long> done = new ArrayList<>();
+		for (ReferenceFixture.Row row : fixture.rows().get(algorithm)) {
+			clock.set(row.nanos());
+			Decision decision = limiter.decide("client");
+			if (decision.allowed()) {
+				done.add(row.nanos() + decision.delayNanos());
+			}
+		}
+		return done;
+	}
+
+	private static int mostInAnyWindow(List<Long> times) {
+		int most = 0;
+		for (int i = 0, start = 0; i < times.size(); i++) {
+			while (times.get(i) - times.get(start) >= TEN_SECONDS.toNanos()) {
+				start++;
+			}
+			most = Math.max(most, i - start + 1);
+		}
+		return most;
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void keysDoNotShareQuota(Algorithm algorithm) {
+		RateLimiter limiter = createStore(new ManualTimeSource()).limiter(policy(algorithm, 2));
+		int allowedA = 0;
+		int allowedB = 0;
+		for (int i = 0; i < 5; i++) {
+			allowedA += limiter.tryAcquire("a") ? 1 : 0;
+			allowedB += limiter.tryAcquire("b") ? 1 : 0;
+		}
+		int expected = (algorithm == Algorithm.LEAKY_BUCKET) ? 3 : 2;
+		assertThat(allowedA).isEqualTo(expected);
+		assertThat(allowedB).isEqualTo(expected);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void neverAllowsMoreThanTheLimitToConcurrentRequests(Algorithm algorithm) throws Exception {
+		// the leaky bucket admits its queue plus the request in service: a queue of 9 makes 10
+		RateLimitPolicy policy = (algorithm == Algorithm.LEAKY_BUCKET) ? policy(algorithm, 10).withBurst(9)
+				: policy(algorithm, 10);
+		for (int repetition = 0; repetition < concurrencyRepetitions(); repetition++) {
+			ManualTimeSource clock = new ManualTimeSource(Duration.ofSeconds(repetition).toNanos());
+			RateLimiter limiter = createStore(clock).limiter(policy);
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<Integer>> results = new ArrayList<>();
+			for (int thread = 0; thread < 50; thread++) {
+				results.add(this.threads.submit(() -> {
+					start.await();
+					int allowed = 0;
+					for (int request = 0; request < 4; request++) {
+						allowed += limiter.tryAcquire("hot") ? 1 : 0;
+					}
+					return allowed;
+				}));
+			}
+			start.countDown();
+			int allowed = 0;
+			for (Future<Integer> result : results) {
+				allowed += result.get(30, TimeUnit.SECONDS);
+			}
+			assertThat(allowed).as("allowed in repetition %d", repetition).isEqualTo(10);
+		}
+	}
+
+	@Nested
+	class Stacked {
+
+		@Test
+		void aRequestDeniedByOnePolicyTakesNothingFromTheOthers() {
+			ManualTimeSource clock = new ManualTimeSource();
+			RateLimitStore store = createStore(clock);
+			RateLimitPolicy perHundredSeconds = RateLimitPolicy.of("slow", Algorithm.FIXED_WINDOW, 5,
+					Duration.ofSeconds(100));
+			RateLimitPolicy perSecond = RateLimitPolicy.of("fast", Algorithm.SLIDING_LOG, 2, Duration.ofSeconds(1));
+			List<RateLimitPolicy> both = List.of(perHundredSeconds, perSecond);
+
+			assertThat(allowed(store.decideAll("k", both))).isTrue();
+			assertThat(allowed(store.decideAll("k", both))).isTrue();
+			List<Decision> deniedBySecond = store.decideAll("k", both);
+			assertThat(deniedBySecond).extracting(Decision::allowed).containsExactly(false, false);
+			assertThat(deniedBySecond.get(0).remaining()).as("slow policy untouched").isEqualTo(3);
+			assertThat(deniedBySecond.get(1).retryAfterNanos()).isEqualTo(Duration.ofSeconds(1).toNanos());
+
+			clock.advance(Duration.ofSeconds(1));
+			assertThat(allowed(store.decideAll("k", both))).isTrue();
+			assertThat(allowed(store.decideAll("k", both))).isTrue();
+			clock.advance(Duration.ofSeconds(1));
+			List<Decision> lastOfSlow = store.decideAll("k", both);
+			assertThat(lastOfSlow).extracting(Decision::remaining).containsExactly(0L, 1L);
+			List<Decision> deniedBySlow = store.decideAll("k", both);
+			assertThat(deniedBySlow).extracting(Decision::allowed).containsExactly(false, false);
+			assertThat(deniedBySlow.get(1).remaining()).as("fast policy untouched").isEqualTo(1);
+			assertThat(deniedBySlow.get(0).retryAfterNanos()).isEqualTo(Duration.ofSeconds(98).toNanos());
+		}
+
+		private static boolean allowed(List<Decision> decisions) {
+			return decisions.stream().allMatch(Decision::allowed);
+		}
+
+		@Test
+		void rejectsTwoPoliciesWithTheSameName() {
+			RateLimitStore store = createStore(new ManualTimeSource());
+			RateLimitPolicy one = RateLimitPolicy.of("same", Algorithm.GCRA, 5, TEN_SECONDS);
+			RateLimitPolicy other = RateLimitPolicy.of("same", Algorithm.FIXED_WINDOW, 5, TEN_SECONDS);
+			assertThatIllegalArgumentException().isThrownBy(() -> store.decideAll("k", List.of(one, other)))
+				.withMessageContaining("'same'");
+		}
+
+	}
+
+	@Nested
+	class FixedWindow {
+
+		@Test
+		void countsDownToTheBoundaryAndResetsOnIt() {
+			Harness h = new Harness(policy(Algorithm.FIXED_WINDOW, 10));
+			h.at("0").expect(true, 9, 0, "10");
+			h.at("9.999999");
+			for (int i = 0; i < 8; i++) {
+				h.request();
+			}
+			h.expect(true, 0, 0, "0.000001");
+			h.request().expect(false, 0, "0.000001", "0.000001");
+			h.at("10").expect(true, 9, 0, "10");
+		}
+
+		@Test
+		void takesTheCostAndWaitsForTheNextWindowWhenItDoesNotFit() {
+			Harness h = new Harness(policy(Algorithm.FIXED_WINDOW, 10).withCost(3));
+			h.at("1").expect(true, 7, 0, "9");
+			h.request().request().expect(true, 1, 0, "9");
+			h.at("4").expect(false, 1, "6", "6");
+		}
+
+		@Test
+		void startsOverAfterALongIdle() {
+			Harness h = new Harness(policy(Algorithm.FIXED_WINDOW, 10));
+			h.at("5").request().request();
+			h.at("100005").expect(true, 9, 0, "5");
+		}
+
+	}
+
+	@Nested
+	class SlidingLog {
+
+		@Test
+		void frees_each_permit_one_window_after_it_was_taken() {
+			Harness h = new Harness(policy(Algorithm.SLIDING_LOG, 3));
+			h.at("0").expect(true, 2, 0, "10");
+			h.at("1").expect(true, 1, 0, "10");
+			h.at("2").expect(true, 0, 0, "10");
+			h.at("5").expect(false, 0, "5", "7");
+			h.at("9.999999").expect(false, 0, "0.000001", "2.000001");
+			h.at("10").expect(true, 0, 0, "10");
+		}
+
+		@Test
+		void waitsForAsManyEntriesAsTheCostNeeds() {
+			Harness h = new Harness(policy(Algorithm.SLIDING_LOG, 3).withCost(2));
+			h.at("0").expect(true, 1, 0, "10");
+			h.at("1").expect(false, 1, "9", "9");
+		}
+
+		@Test
+		void forgetsEverythingAfterALongIdle() {
+			Harness h = new Harness(policy(Algorithm.SLIDING_LOG, 3));
+			h.at("0").request().request().request();
+			h.at("3600").expect(true, 2, 0, "10");
+		}
+
+	}
+
+	@Nested
+	class SlidingWindowCounter {
+
+		@Test
+		void weighsThePreviousWindowAsTheArticleDescribes() {
+			Harness h = new Harness(policy(Algorithm.SLIDING_WINDOW_COUNTER, 10));
+			h.at("9.9");
+			for (int i = 0; i < 9; i++) {
+				h.request();
+			}
+			h.expect(true, 0, 0, "10.1");
+			// 10 x 0.99 = 9.9 < 10: one more passes, then 9.9 + 1 does not
+			h.at("10.1").expect(true, 0, 0, "19.9");
+			h.request().expect(false, 0, "0.900001", "19.9");
+			h.at("11.000001").expect(true, 0, 0, "18.999999");
+		}
+
+		@Test
+		void waitsIntoTheNextWindowWhenTheCurrentOneIsFull() {
+			Harness h = new Harness(policy(Algorithm.SLIDING_WINDOW_COUNTER, 4));
+			h.at("12").request().request().request();
+			h.expect(true, 0, 0, "18");
+			// 4 in the current window: allowed again as soon as 4 x (1 - e/10) < 4, just after the boundary
+			h.request().expect(false, 0, "8.000001", "18");
+		}
+
+		@Test
+		void countsRemainingPermitsFromTheEstimate() {
+			Harness h = new Harness(policy(Algorithm.SLIDING_WINDOW_COUNTER, 10));
+			h.at("0").request().request().request().request();
+			h.at("15").expect(true, 7, 0, "15");
+		}
+
+		@Test
+		void takesTheCost() {
+			Harness h = new Harness(policy(Algorithm.SLIDING_WINDOW_COUNTER, 10).withCost(4));
+			h.at("0").request();
+			h.expect(true, 2, 0, "20");
+			// 8 taken: allowed once 8 x (1 - e/10) < 10 - 4 + 1, 1.25 s into the next window
+			h.request().expect(false, 2, "11.250001", "20");
+		}
+
+	}
+
+	@Nested
+	class TokenBucketAndGcra {
+
+		@ParameterizedTest
+		@EnumSource(names = { "TOKEN_BUCKET", "GCRA" })
+		void spendsTheBurstThenRefillsOnePermitPerInterval(Algorithm algorithm) {
+			Harness h = new Harness(policy(algorithm, 10));
+			h.at("0").expect(true, 9, 0, "1");
+			for (int i = 0; i < 9; i++) {
+				h.request();
+			}
+			h.expect(true, 0, 0, "10");
+			h.request().expect(false, 0, "1", "10");
+			h.at("0.999999").expect(false, 0, "0.000001", "9.000001");
+			h.at("1").expect(true, 0, 0, "10");
+			h.at("2.5").expect(true, 0, 0, "9.5");
+		}
+
+		@ParameterizedTest
+		@EnumSource(names = { "TOKEN_BUCKET", "GCRA" })
+		void honoursABurstSmallerThanTheLimit(Algorithm algorithm) {
+			Harness h = new Harness(policy(algorithm, 10).withBurst(4));
+			h.at("0").request().request().request();
+			h.expect(true, 0, 0, "4");
+			h.request().expect(false, 0, "1", "4");
+		}
+
+		@ParameterizedTest
+		@EnumSource(names = { "TOKEN_BUCKET", "GCRA" })
+		void takesTheCost(Algorithm algorithm) {
+			Harness h = new Harness(policy(algorithm, 10).withCost(3));
+			h.at("0").request().request();
+			h.expect(true, 1, 0, "9");
+			h.request().expect(false, 1, "2", "9");
+		}
+
+		@ParameterizedTest
+		@EnumSource(names = { "TOKEN_BUCKET", "GCRA" })
+		void roundsWaitsUpWhenTheIntervalIsNotAWholeMicrosecond(Algorithm algorithm) {
+			Harness h = new Harness(policy(algorithm, 3));
+			h.at("0").request().request();
+			h.expect(true, 0, 0, "10");
+			h.request().expectNanos(false, 0, 3_333_333_334L, 10_000_000_000L);
+		}
+
+		@ParameterizedTest
+		@EnumSource(names = { "TOKEN_BUCKET", "GCRA" })
+		void isFullAgainAfterALongIdle(Algorithm algorithm) {
+			Harness h = new Harness(policy(algorithm, 10));
+			h.at("0");
+			for (int i = 0; i < 9; i++) {
+				h.request();
+			}
+			h.at("86400").expect(true, 9, 0, "1");
+		}
+
+	}
+
+	@Nested
+	class LeakyBucket {
+
+		@Test
+		void queuesUpToTheBurstAndDelaysEachByItsSlot() {
+			Harness h = new Harness(policy(Algorithm.LEAKY_BUCKET, 10));
+			h.at("0").expectDelay(true, 10, "0", "1");
+			for (int i = 1; i <= 10; i++) {
+				h.request().expectDelay(true, 10 - i, Integer.toString(i), Integer.toString(i + 1));
+			}
+			h.request().expect(false, 0, "1", "11");
+			h.at("1").expectDelay(true, 0, "10", "11");
+		}
+
+		@Test
+		void behavesLikeNginxBurstDelayAndNodelay() {
+			// nginx limit_req rate=2r/s burst=5: ten simultaneous requests
+			RateLimitPolicy burst = RateLimitPolicy.of("shaped", Algorithm.LEAKY_BUCKET, 2, Duration.ofSeconds(1))
+				.withBurst(5);
+			assertThat(delaysOfTenAtOnce(burst)).containsExactly(0L, 500L, 1000L, 1500L, 2000L, 2500L, -1L, -1L, -1L,
+					-1L);
+			assertThat(delaysOfTenAtOnce(burst.withDelayAfter(5))).containsExactly(0L, 0L, 0L, 0L, 0L, 0L, -1L, -1L,
+					-1L, -1L);
+			assertThat(delaysOfTenAtOnce(burst.withDelayAfter(2))).containsExactly(0L, 0L, 0L, 500L, 1000L, 1500L,
+					-1L, -1L, -1L, -1L);
+		}
+
+		private List<Long> delaysOfTenAtOnce(RateLimitPolicy policy) {
+			RateLimiter limiter = createStore(new ManualTimeSource()).limiter(policy);
+			List<Long> delays = new ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				Decision decision = limiter.decide("client");
+				delays.add(decision.allowed() ? decision.delay().toMillis() : -1);
+			}
+			return delays;
+		}
+
+		@Test
+		void takesTheCostAsThatManySlots() {
+			Harness h = new Harness(policy(Algorithm.LEAKY_BUCKET, 10).withCost(4));
+			h.at("0").expectDelay(true, 7, "0", "4");
+			h.request().expectDelay(true, 3, "4", "8");
+			// one slot drains per second: after one, 6 wait and a request of 4 fits
+			h.request().expect(false, 3, "1", "8");
+		}
+
+		@Test
+		void roundsDelaysUpWhenTheIntervalIsNotAWholeMicrosecond() {
+			Harness h = new Harness(policy(Algorithm.LEAKY_BUCKET, 3));
+			h.at("0");
+			Decision second = h.decision();
+			assertThat(second.delayNanos()).isEqualTo(3_333_333_334L);
+		}
+
+	}
+
+	@Test
+	void rejectsAPolicyThatCannotBeComputedExactly() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimitPolicy.of("daily", Algorithm.SLIDING_WINDOW_COUNTER, 1_000_000_000,
+					Duration.ofDays(1)))
+			.withMessageContaining("'daily'")
+			.withMessageContaining("too large");
+	}
+
+	private static RateLimitPolicy policy(Algorithm algorithm, long limit) {
+		return RateLimitPolicy.of("edge", algorithm, limit, TEN_SECONDS);
+	}
+
+	/** Drives one limiter of a fresh store with a manual clock and checks each decision's figures. */
+	final class Harness {
+
+		private final ManualTimeSource clock = new ManualTimeSource();
+
+		private final RateLimiter limiter;
+
+		private Decision last;
+
+		Harness(RateLimitPolicy policy) {
+			this.limiter = createStore(this.clock).limiter(policy);
+		}
+
+		/** Moves to {@code seconds} and makes one request there. */
+		Harness at(String seconds) {
+			this.clock.set(ReferenceFixture.nanos(seconds));
+			return request();
+		}
+
+		Harness request() {
+			this.last = this.limiter.decide("client");
+			return this;
+		}
+
+		Decision decision() {
+			request();
+			return this.last;
+		}
+
+		Harness expect(boolean allowed, long remaining, Object retryAfterSeconds, Object resetAfterSeconds) {
+			return expectNanos(allowed, remaining, ReferenceFixture.nanos(retryAfterSeconds.toString()),
+					ReferenceFixture.nanos(resetAfterSeconds.toString()));
+		}
+
+		Harness expectDelay(boolean allowed, long remaining, String delaySeconds, String resetAfterSeconds) {
+			expect(allowed, remaining, 0, resetAfterSeconds);
+			assertThat(this.last.delayNanos()).as("delay").isEqualTo(ReferenceFixture.nanos(delaySeconds));
+			return this;
+		}
+
+		Harness expectNanos(boolean allowed, long remaining, long retryAfterNanos, long resetAfterNanos) {
+			assertThat(this.last.allowed()).as("allowed").isEqualTo(allowed);
+			assertThat(this.last.limit()).as("limit").isEqualTo(this.limiter.policy().limit());
+			assertThat(this.last.remaining()).as("remaining").isEqualTo(remaining);
+			assertThat(this.last.retryAfterNanos()).as("retry-after").isEqualTo(retryAfterNanos);
+			assertThat(this.last.resetAfterNanos()).as("reset-after").isEqualTo(resetAfterNanos);
+			if (this.limiter.policy().algorithm() != Algorithm.LEAKY_BUCKET) {
+				assertThat(this.last.delayNanos()).as("delay").isZero();
+			}
+			return this;
+		}
+
+	}
+
+}

@@ -1,0 +1,125 @@
+package dev.ratelimit.core.memory;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.ReferenceFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class InMemoryRateLimitStoreTests {
+
+	private final ManualTimeSource clock = new ManualTimeSource();
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void forgettingIdleKeysChangesNoDecision(Algorithm algorithm) {
+		int forgotten = 0;
+		for (String name : List.of("random-01", "random-04", "random-07", "scenario-b")) {
+			ReferenceFixture fixture = ReferenceFixture.load(name);
+			ManualTimeSource clock = new ManualTimeSource();
+			InMemoryRateLimitStore forgetful = InMemoryRateLimitStore.builder().timeSource(clock).build();
+			RateLimiter remembering = InMemoryRateLimitStore.builder().timeSource(clock).build()
+				.limiter(fixture.policy(algorithm));
+			RateLimiter forgetting = forgetful.limiter(fixture.policy(algorithm));
+			for (ReferenceFixture.Row row : fixture.rows().get(algorithm)) {
+				clock.set(row.nanos());
+				int before = forgetful.size();
+				forgetful.forgetIdleKeys();
+				forgotten += before - forgetful.size();
+				assertThat(forgetting.decide(row.key())).as("%s at %s", name, row.time())
+					.isEqualTo(remembering.decide(row.key()));
+			}
+		}
+		assertThat(forgotten).as("keys forgotten along the traces").isPositive();
+	}
+
+	@Test
+	void forgetsOnlyKeysBackToTheirFullQuota() {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
+		RateLimiter limiter = store.limiter(RateLimitPolicy.of("p", Algorithm.GCRA, 10, Duration.ofSeconds(10)));
+		for (int i = 0; i < 10; i++) {
+			limiter.decide("early");
+		}
+		this.clock.advance(Duration.ofSeconds(5));
+		for (int i = 0; i < 10; i++) {
+			limiter.decide("late");
+		}
+		this.clock.advance(Duration.ofMillis(5500));
+		store.forgetIdleKeys();
+		assertThat(store.size()).isEqualTo(1);
+		this.clock.advance(Duration.ofSeconds(5));
+		store.forgetIdleKeys();
+		assertThat(store.size()).isZero();
+	}
+
+	@Test
+	void sweepsIdleKeysByItselfAsItGrows() {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
+		RateLimiter limiter = store.limiter(RateLimitPolicy.of("p", Algorithm.FIXED_WINDOW, 5, Duration.ofSeconds(1)));
+		for (int i = 0; i < 1024; i++) {
+			limiter.tryAcquire("first-" + i);
+		}
+		assertThat(store.size()).isEqualTo(1024);
+		this.clock.advance(Duration.ofSeconds(2));
+		for (int i = 0; i < 10; i++) {
+			limiter.tryAcquire("second-" + i);
+		}
+		assertThat(store.size()).isEqualTo(10);
+	}
+
+	@Test
+	void sharesOneOverflowQuotaAmongNewKeysAtTheCapAndKeepsTrackedKeysExact() {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).maxKeys(2).build();
+		RateLimiter limiter = store.limiter(RateLimitPolicy.of("p", Algorithm.GCRA, 2, Duration.ofSeconds(10)));
+		assertThat(limiter.tryAcquire("a")).isTrue();
+		assertThat(limiter.tryAcquire("b")).isTrue();
+		// the store is full: c, d and e share one quota of 2
+		assertThat(limiter.tryAcquire("c")).isTrue();
+		assertThat(limiter.tryAcquire("d")).isTrue();
+		assertThat(limiter.tryAcquire("e")).isFalse();
+		assertThat(store.size()).isEqualTo(2);
+		// tracked keys keep their own quota
+		assertThat(limiter.tryAcquire("a")).isTrue();
+		assertThat(limiter.tryAcquire("a")).isFalse();
+		// once a and b are idle, a sweep makes room for new keys again
+		this.clock.advance(Duration.ofSeconds(11));
+		Decision fresh = limiter.decide("f");
+		assertThat(fresh.allowed()).isTrue();
+		assertThat(fresh.remaining()).isEqualTo(1);
+		assertThat(store.size()).isEqualTo(1);
+	}
+
+	@Test
+	void doesNotSweepAFullStoreMoreThanOnceASecond() {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).maxKeys(1).build();
+		RateLimiter limiter = store.limiter(RateLimitPolicy.of("p", Algorithm.FIXED_WINDOW, 1, Duration.ofMillis(100)));
+		limiter.tryAcquire("a");
+		this.clock.advance(Duration.ofMillis(200));
+		assertThat(limiter.tryAcquire("b")).as("a is idle and swept").isTrue();
+		this.clock.advance(Duration.ofMillis(200));
+		// b is idle too, but the last sweep was 200 ms ago: c goes to the overflow quota
+		assertThat(limiter.tryAcquire("c")).isTrue();
+		assertThat(limiter.tryAcquire("c")).isFalse();
+		this.clock.advance(Duration.ofSeconds(1));
+		assertThat(limiter.tryAcquire("d")).isTrue();
+		assertThat(limiter.tryAcquire("d")).as("d is tracked on its own now").isFalse();
+		assertThat(limiter.tryAcquire("e")).as("the overflow quota is idle again").isTrue();
+	}
+
+	@Test
+	void rejectsANonPositiveCap() {
+		assertThatIllegalArgumentException().isThrownBy(() -> InMemoryRateLimitStore.builder().maxKeys(0))
+			.withMessageContaining("maxKeys");
+	}
+
+}
