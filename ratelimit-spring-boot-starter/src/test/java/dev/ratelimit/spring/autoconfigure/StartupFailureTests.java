@@ -41,9 +41,14 @@ class StartupFailureTests {
 
 	@Test
 	void rejectsDuplicatePolicyName() {
-		assertFailure(DuplicateName.class, "Policy name 'shared' is declared twice: by @RateLimited on "
-				+ DuplicateName.class.getName() + ".a() and by @RateLimited on " + DuplicateName.class.getName()
-				+ ".b(). Each policy's name identifies its state, headers and metrics.");
+		String controller = "@RateLimited on " + DuplicateName.class.getName();
+		this.runner.withUserConfiguration(DuplicateName.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.message()
+				.startsWith("Policy name 'shared' is declared twice: by " + controller)
+				.contains(controller + ".a()", controller + ".b()")
+				.endsWith(". Each policy's name identifies its state, headers and metrics."));
 	}
 
 	@Test
