@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.StringJoiner;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.core.RateLimitPolicy;
@@ -71,14 +72,16 @@ final class LimitCatalog implements SmartInitializingSingleton {
 	}
 
 	private String describe(Set<EndpointLimits> active) {
-		StringJoiner policies = new StringJoiner(", ");
+		TreeSet<String> sorted = new TreeSet<>();
 		for (EndpointLimits limits : active) {
 			for (RateLimitPolicy policy : limits.policies()) {
-				policies.add(policy.name() + " (" + policy.algorithm() + " " + policy.limit() + "/" + policy.window()
+				sorted.add(policy.name() + " (" + policy.algorithm() + " " + policy.limit() + "/" + policy.window()
 						+ ((policy.burst() != policy.limit()) ? " burst " + policy.burst() : "")
 						+ ((policy.cost() != 1) ? " cost " + policy.cost() : "") + " by " + limits.keySpec() + ")");
 			}
 		}
+		StringJoiner policies = new StringJoiner(", ");
+		sorted.forEach(policies::add);
 		return "Rate limiting with " + this.store.getClass().getSimpleName() + ": "
 				+ ((policies.length() > 0) ? policies : "no limits declared");
 	}

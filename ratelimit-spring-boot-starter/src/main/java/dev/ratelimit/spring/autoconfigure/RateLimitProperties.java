@@ -135,7 +135,7 @@ public class RateLimitProperties {
 		/**
 		 * Longest wait for Redis before a decision counts as a store failure.
 		 */
-		private Duration timeout = Duration.ofMillis(500);
+		private Duration timeout = Duration.ofMillis(100);
 
 		public String getKeyPrefix() {
 			return this.keyPrefix;

@@ -1,10 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import java.util.Locale;
-
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.spring.RateLimitExceededHandler;
-import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -15,7 +12,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
@@ -23,7 +19,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 /**
  * Auto-configuration of rate limiting for Spring MVC: a {@link org.springframework.web.servlet.HandlerInterceptor}
  * enforcing {@link dev.ratelimit.spring.RateLimited} and {@code ratelimit.rules}, registered through a
- * {@link WebMvcConfigurer}, and, with Micrometer, decision metrics.
+ * {@link WebMvcConfigurer}.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnWebApplication(type = Type.SERVLET)
@@ -58,19 +54,6 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitWebMvcConfigurer rateLimitWebMvcConfigurer(RateLimitInterceptor interceptor) {
 		return new RateLimitWebMvcConfigurer(interceptor);
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(MeterRegistry.class)
-	static class MetricsConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		MicrometerRateLimitMetrics rateLimitMetrics(ObjectProvider<MeterRegistry> registries,
-				RateLimitProperties properties) {
-			return new MicrometerRateLimitMetrics(registries, properties.getStore().name().toLowerCase(Locale.ROOT));
-		}
-
 	}
 
 }
