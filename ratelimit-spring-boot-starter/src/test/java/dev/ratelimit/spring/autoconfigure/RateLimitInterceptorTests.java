@@ -243,6 +243,74 @@ class RateLimitInterceptorTests {
 		});
 	}
 
+	@Test
+	void limitsUnannotatedRequestsByTheFirstRuleTheyMatch() {
+		this.runner
+			.withPropertyValues("ratelimit.rules[0].path=/free", "ratelimit.rules[0].methods=POST",
+					"ratelimit.rules[0].limit=1", "ratelimit.rules[0].window=10s", "ratelimit.rules[1].path=/f*",
+					"ratelimit.rules[1].limit=2", "ratelimit.rules[1].window=10s", "ratelimit.rules[1].name=f-star",
+					"ratelimit.rules[2].path=/**", "ratelimit.rules[2].limit=1", "ratelimit.rules[2].window=10s")
+			.run((context) -> {
+				MockMvcTester mvc = MockMvcTester.from(context);
+				assertThat(mvc.get().uri("/free")).hasStatusOk()
+					.headers()
+					.hasValue("RateLimit-Policy", "\"f-star\";q=2;w=10");
+				assertThat(mvc.get().uri("/free")).hasStatusOk();
+				assertThat(mvc.get().uri("/free")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+				// an annotated handler takes its own limits, never a rule's
+				assertThat(mvc.get().uri("/gcra")).hasStatusOk()
+					.headers()
+					.hasValue("RateLimit-Policy", "\"LimitedController.gcra\";q=10;w=10");
+				assertThat(mvc.get().uri("/gcra")).hasStatusOk();
+			});
+	}
+
+	@Test
+	void keysRulesByThePatternsVariables() {
+		this.runner
+			.withPropertyValues("ratelimit.rules[0].path=/items/{item}", "ratelimit.rules[0].limit=1",
+					"ratelimit.rules[0].window=10s", "ratelimit.rules[0].key=spel:#item")
+			.run((context) -> {
+				MockMvcTester mvc = MockMvcTester.from(context);
+				assertThat(mvc.get().uri("/items/1")).hasStatusOk();
+				assertThat(mvc.get().uri("/items/1")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+				assertThat(mvc.get().uri("/items/2")).hasStatusOk();
+			});
+	}
+
+	@Test
+	void overridesDeclarationsByName() {
+		this.runner
+			.withPropertyValues("ratelimit.policies.fixed.limit=1", "ratelimit.policies.[LimitedController.gcra].limit=2",
+					"ratelimit.policies.[LimitedController.gcra].key=header:X-Api-Key")
+			.run((context) -> {
+				MockMvcTester mvc = MockMvcTester.from(context);
+				assertThat(mvc.get().uri("/fixed")).hasStatusOk();
+				assertThat(mvc.get().uri("/fixed")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+				assertThat(mvc.get().uri("/gcra").header("X-Api-Key", "a")).hasStatusOk()
+					.headers()
+					.hasValue("RateLimit-Policy", "\"LimitedController.gcra\";q=2;w=10");
+				assertThat(mvc.get().uri("/gcra").header("X-Api-Key", "a")).hasStatusOk();
+				assertThat(mvc.get().uri("/gcra").header("X-Api-Key", "a")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+				assertThat(mvc.get().uri("/gcra").header("X-Api-Key", "b")).hasStatusOk();
+			});
+	}
+
+	@Test
+	void usesTheConfiguredDefaultAlgorithm() {
+		this.runner.withPropertyValues("ratelimit.default-algorithm=fixed-window").run((context) -> {
+			MockMvcTester mvc = MockMvcTester.from(context);
+			for (int i = 0; i < 10; i++) {
+				assertThat(mvc.get().uri("/gcra")).hasStatusOk();
+			}
+			// a GCRA would have one permit back after a second; a fixed window waits for its end
+			this.time.advance(Duration.ofSeconds(1));
+			assertThat(mvc.get().uri("/gcra")).hasStatus(HttpStatus.TOO_MANY_REQUESTS)
+				.headers()
+				.hasValue("Retry-After", "9");
+		});
+	}
+
 	private void run(Consumer<MockMvcTester> test) {
 		this.runner.run((context) -> {
 			assertThat(context).hasNotFailed();

@@ -75,6 +75,11 @@ final class TestControllers {
 			return "ok";
 		}
 
+		@GetMapping("/items/{id}")
+		String item(@PathVariable String id) {
+			return id;
+		}
+
 	}
 
 	@RestController
