@@ -100,7 +100,7 @@ final class RateLimitInterceptor implements HandlerInterceptor {
 	private @Nullable HttpMessageConverter<Object> problemConverter() {
 		HttpMessageConverter<Object> converter = this.problemConverter;
 		if (converter == null) {
-			RequestMappingHandlerAdapter adapter = this.handlerAdapters.getIfAvailable();
+			RequestMappingHandlerAdapter adapter = this.handlerAdapters.orderedStream().findFirst().orElse(null);
 			if (adapter != null) {
 				for (HttpMessageConverter<?> candidate : adapter.getMessageConverters()) {
 					if (candidate.canWrite(ProblemDetail.class, MediaType.APPLICATION_PROBLEM_JSON)) {
