@@ -17,6 +17,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.converter.HttpMessageConverter;
 import org.springframework.http.server.ServletServerHttpResponse;
+import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.servlet.HandlerInterceptor;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
@@ -26,7 +27,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * endpoint and answers a rejected request itself with 429, {@code Retry-After} and a problem body.
  * <p>
  * A request is decided once: error dispatches are never limited, and neither is the re-dispatch of an
- * asynchronous request nor a forward after the request was decided.
+ * asynchronous request nor a forward after the request was decided. CORS pre-flight requests, which browsers
+ * send on their own before the real request, are not limited either.
  */
 final class RateLimitInterceptor implements HandlerInterceptor {
 
@@ -60,7 +62,8 @@ final class RateLimitInterceptor implements HandlerInterceptor {
 	@Override
 	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
 			throws IOException {
-		if (request.getDispatcherType() == DispatcherType.ERROR || request.getAttribute(DECIDED) != null) {
+		if (request.getDispatcherType() == DispatcherType.ERROR || request.getAttribute(DECIDED) != null
+				|| CorsUtils.isPreFlightRequest(request)) {
 			return true;
 		}
 		LimitCatalog.Match match = this.catalog.find(request, handler);

@@ -266,6 +266,23 @@ class RateLimitInterceptorTests {
 	}
 
 	@Test
+	void neverLimitsCorsPreFlightRequests() {
+		this.runner
+			.withPropertyValues("ratelimit.rules[0].path=/free", "ratelimit.rules[0].limit=1",
+					"ratelimit.rules[0].window=10s")
+			.run((context) -> {
+				MockMvcTester mvc = MockMvcTester.from(context);
+				for (int i = 0; i < 3; i++) {
+					assertThat(mvc.options()
+						.uri("/free")
+						.header("Origin", "https://example.com")
+						.header("Access-Control-Request-Method", "GET")).headers().doesNotContainHeader("RateLimit");
+				}
+				assertThat(mvc.get().uri("/free")).hasStatusOk();
+			});
+	}
+
+	@Test
 	void keysRulesByThePatternsVariables() {
 		this.runner
 			.withPropertyValues("ratelimit.rules[0].path=/items/{item}", "ratelimit.rules[0].limit=1",
