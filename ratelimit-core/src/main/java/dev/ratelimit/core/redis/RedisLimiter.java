@@ -1,0 +1,78 @@
+package dev.ratelimit.core.redis;
+
+import java.util.List;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimiter;
+
+/**
+ * One policy of a {@link RedisRateLimitStore}, with its script and its arguments written out once.
+ */
+final class RedisLimiter implements RateLimiter {
+
+	private final RedisRateLimitStore store;
+
+	private final RateLimitPolicy policy;
+
+	final RedisScripts.Script script;
+
+	private final String scriptName;
+
+	private final String limit;
+
+	private final String window;
+
+	private final String burst;
+
+	private final String cost;
+
+	private final String delayAfter;
+
+	RedisLimiter(RedisRateLimitStore store, RateLimitPolicy policy) {
+		RedisRateLimitStore.checkComputable(policy);
+		this.store = store;
+		this.policy = policy;
+		this.script = RedisScripts.get().standalone(policy.algorithm());
+		this.scriptName = RedisScripts.fileName(policy.algorithm());
+		this.limit = Long.toString(policy.limit());
+		this.window = Long.toString(policy.windowMicros());
+		this.burst = Long.toString(policy.burst());
+		this.cost = Long.toString(policy.cost());
+		this.delayAfter = Long.toString(policy.delayAfter());
+	}
+
+	@Override
+	public RateLimitPolicy policy() {
+		return this.policy;
+	}
+
+	@Override
+	public Decision decide(String key) {
+		return this.store.decide(key, List.of(this)).get(0);
+	}
+
+	@Override
+	public boolean tryAcquire(String key) {
+		return decide(key).allowed();
+	}
+
+	/** ARGV of the algorithm's own script; only the leaky bucket reads a sixth. */
+	List<String> standaloneArgs(String now) {
+		return (this.policy.algorithm() == Algorithm.LEAKY_BUCKET)
+				? List.of(this.limit, this.window, this.burst, this.cost, now, this.delayAfter)
+				: List.of(this.limit, this.window, this.burst, this.cost, now);
+	}
+
+	/** This policy's six values in the ARGV of the stacked script. */
+	void addStackedArgs(List<String> args) {
+		args.add(this.scriptName);
+		args.add(this.limit);
+		args.add(this.window);
+		args.add(this.burst);
+		args.add(this.cost);
+		args.add(this.delayAfter);
+	}
+
+}

@@ -1,0 +1,153 @@
+--[[
+Leaky bucket, queue type: admitted requests are served one per interval = window / limit, in order; a
+request is admitted while fewer than `burst` requests wait, and must then wait for its slot (`delay`). As
+nginx's limit_req `delay=`, the first `delay_after` queued requests pass at once instead of waiting.
+
+State: one string, the instant the last admitted request is done, "next free", as "micros" or
+"micros:ticks" (see below). The requests waiting at `now` are the slots between now and next free:
+ceil((next free - now) / interval) - 1 of them.
+
+Time is counted in integer microseconds; the interval is kept exact by counting in ticks of 1/scale
+microsecond, scale = limit / gcd(window, limit), interval = window / gcd(window, limit) ticks. Lua numbers
+are doubles, exact up to 2^53; the policies are validated so that every value here stays below it.
+
+Calling convention, the same for all six scripts (docs/redis.md):
+  KEYS[1]  the state key; the script touches no other key
+  ARGV[1]  limit      ARGV[2] window in microseconds   ARGV[3] burst   ARGV[4] cost
+  ARGV[5]  now in microseconds, or "" to use Redis TIME
+  ARGV[6]  leaky bucket only: queued requests that pass without waiting ("" = 0)
+Returns: allowed (1/0), remaining, retry-after, reset-after, delay (microseconds, rounded up), then for
+each of the three times how many nanoseconds the rounding up added (0 to 999).
+]]
+
+local algorithm = {}
+
+-- A key lives at least this long, so a caller whose clock runs slower than Redis' never loses state early.
+local MIN_TTL_MS = 1000
+
+-- a / b is rounded in floating point; one correction makes the quotient exact.
+local function floor_div(a, b)
+  local q = math.floor(a / b)
+  local r = a - q * b
+  if r < 0 then
+    return q - 1
+  elseif r >= b then
+    return q + 1
+  end
+  return q
+end
+
+local function ceil_div(a, b)
+  return -floor_div(-a, b)
+end
+
+local function gcd(a, b)
+  while b ~= 0 do
+    a, b = b, a - floor_div(a, b) * b
+  end
+  return a
+end
+
+-- tostring() would print large numbers with an exponent.
+local function int(n)
+  return string.format('%d', n)
+end
+
+-- Redis counts a TTL from the script's start in whole milliseconds, up to 1 ms before `now`: one more
+-- millisecond makes sure the key outlives its state.
+local function ttl_ms(micros)
+  return math.max(MIN_TTL_MS, ceil_div(micros, 1000) + 1)
+end
+
+-- A duration in ticks as whole microseconds rounded up, and the nanoseconds that rounding added.
+local function micros(ticks, scale)
+  if ticks <= 0 then
+    return 0, 0
+  end
+  local us = ceil_div(ticks, scale)
+  return us, floor_div((us * scale - ticks) * 1000, scale)
+end
+
+-- s.ahead is max(next free - now, 0) in ticks.
+function algorithm.load(key, limit, window, burst, cost, delay_after, now)
+  local g = gcd(window, limit)
+  local s = { key = key, limit = limit, burst = burst, cost = cost, delay_after = delay_after, now = now,
+              scale = limit / g, interval = window / g, ahead = 0 }
+  -- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
+  local ok, stored = pcall(redis.call, 'GET', key)
+  if ok and stored then
+    local free, ticks = string.match(stored, '^(-?%d+):?(%d*)$')
+    free = tonumber(free)
+    if free and free >= now then
+      -- capped in case a larger policy of the same name wrote it
+      s.ahead = math.min((free - now) * s.scale + (tonumber(ticks) or 0), (burst + 1) * s.interval)
+    end
+  end
+  return s
+end
+
+local function queued(s)
+  if s.ahead <= 0 then
+    return 0
+  end
+  return ceil_div(s.ahead, s.interval) - 1
+end
+
+function algorithm.admits(s)
+  return queued(s) + s.cost <= s.burst
+end
+
+function algorithm.take(s)
+  s.ahead = s.ahead + s.cost * s.interval
+  local whole = floor_div(s.ahead, s.scale)
+  local ticks = s.ahead - whole * s.scale
+  local free = int(s.now + whole)
+  if ticks > 0 then
+    free = free .. ':' .. int(ticks)
+  end
+  redis.call('SET', s.key, free, 'PX', ttl_ms(ceil_div(s.ahead, s.scale)))
+end
+
+function algorithm.reply(s, allowed)
+  local remaining = math.max(0, s.burst - queued(s))
+  local retry, retry_ns, delay, delay_ns = 0, 0, 0, 0
+  if allowed then
+    -- this request's slot starts where it found next free; the first delay_after slots are not waited for
+    local slot = s.ahead - s.cost * s.interval
+    delay, delay_ns = micros(slot - s.delay_after * s.interval, s.scale)
+  else
+    retry, retry_ns = micros(s.ahead - (s.burst - s.cost + 1) * s.interval, s.scale)
+  end
+  local reset, reset_ns = micros(s.ahead, s.scale)
+  return { allowed and 1 or 0, remaining, retry, reset, delay, retry_ns, reset_ns, delay_ns }
+end
+
+-- === entry point: the stacked script keeps only what is above this line ===
+
+local function number(i, name)
+  local value = tonumber(ARGV[i])
+  if value == nil then
+    error('ARGV[' .. i .. '] (' .. name .. ') must be an integer, was "' .. tostring(ARGV[i]) .. '"')
+  end
+  return value
+end
+
+local now = ARGV[5]
+if now == nil or now == '' then
+  -- Redis 3.2 to 4 refuse writes after TIME unless the script replicates its effects
+  if redis.replicate_commands then
+    redis.replicate_commands()
+  end
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+else
+  now = number(5, 'now')
+end
+
+local s = algorithm.load(KEYS[1], number(1, 'limit'), number(2, 'window'), number(3, 'burst'),
+  number(4, 'cost'), tonumber(ARGV[6]) or 0, now)
+local allowed = algorithm.admits(s)
+if allowed then
+  algorithm.take(s)
+end
+return algorithm.reply(s, allowed)

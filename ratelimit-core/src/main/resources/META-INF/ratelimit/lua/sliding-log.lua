@@ -1,0 +1,157 @@
+--[[
+Sliding log: the time of every permit taken within the last `window`, oldest first; a request passes
+while fewer than limit - cost + 1 remain. Exact, but its memory grows with the limit.
+
+State: a list of microsecond timestamps, one entry per permit, never longer than the limit. Entries that
+have left the window are dropped when a request is allowed; a denied request writes nothing.
+
+Calling convention, the same for all six scripts (docs/redis.md):
+  KEYS[1]  the state key; the script touches no other key
+  ARGV[1]  limit      ARGV[2] window in microseconds   ARGV[3] burst   ARGV[4] cost
+  ARGV[5]  now in microseconds, or "" to use Redis TIME
+  ARGV[6]  leaky bucket only: queued requests that pass without waiting ("" = 0)
+Returns: allowed (1/0), remaining, retry-after, reset-after, delay (microseconds, rounded up), then for
+each of the three times how many nanoseconds the rounding up added (0 to 999).
+]]
+
+local algorithm = {}
+
+-- A key lives at least this long, so a caller whose clock runs slower than Redis' never loses state early.
+local MIN_TTL_MS = 1000
+
+-- a / b is rounded in floating point; one correction makes the quotient exact.
+local function floor_div(a, b)
+  local q = math.floor(a / b)
+  local r = a - q * b
+  if r < 0 then
+    return q - 1
+  elseif r >= b then
+    return q + 1
+  end
+  return q
+end
+
+local function ceil_div(a, b)
+  return -floor_div(-a, b)
+end
+
+-- tostring() would print large numbers with an exponent.
+local function int(n)
+  return string.format('%d', n)
+end
+
+-- Redis counts a TTL from the script's start in whole milliseconds, up to 1 ms before `now`: one more
+-- millisecond makes sure the key outlives its state.
+local function ttl_ms(micros)
+  return math.max(MIN_TTL_MS, ceil_div(micros, 1000) + 1)
+end
+
+-- Lists are read in chunks: most calls only look at the oldest few entries.
+local FIRST_CHUNK = 16
+
+-- Counts the entries at the head of the list that have left the window (time <= now - window).
+local function count_expired(key, length, cutoff)
+  local expired, chunk = 0, FIRST_CHUNK
+  while expired < length do
+    local times = redis.call('LRANGE', key, expired, expired + chunk - 1)
+    for i = 1, #times do
+      if tonumber(times[i]) > cutoff then
+        return expired
+      end
+      expired = expired + 1
+    end
+    chunk = chunk * 2
+  end
+  return expired
+end
+
+function algorithm.load(key, limit, window, burst, cost, delay_after, now)
+  local s = { key = key, limit = limit, window = window, cost = cost, now = now, expired = 0, size = 0 }
+  -- a key of another type (the policy changed its algorithm) reads as empty and is replaced
+  local ok, length = pcall(redis.call, 'LLEN', key)
+  if ok then
+    s.expired = count_expired(key, length, now - window)
+    s.size = length - s.expired
+  else
+    s.foreign = true
+  end
+  return s
+end
+
+function algorithm.admits(s)
+  return s.size + s.cost <= s.limit
+end
+
+-- Lua's unpack() is bounded by the C stack, so long pushes go in parts.
+local PUSH_CHUNK = 1000
+
+function algorithm.take(s)
+  if s.foreign then
+    redis.call('DEL', s.key)
+  elseif s.expired > 0 then
+    redis.call('LTRIM', s.key, s.expired, -1)
+    s.expired = 0
+  end
+  local now = int(s.now)
+  local left = s.cost
+  while left > 0 do
+    local part = {}
+    for i = 1, math.min(left, PUSH_CHUNK) do
+      part[i] = now
+    end
+    redis.call('RPUSH', s.key, unpack(part))
+    left = left - #part
+  end
+  s.size = s.size + s.cost
+  redis.call('PEXPIRE', s.key, ttl_ms(s.window))
+end
+
+-- The time of the i-th (0-based) entry still inside the window.
+local function at(s, i)
+  return tonumber(redis.call('LINDEX', s.key, s.expired + i))
+end
+
+function algorithm.reply(s, allowed)
+  -- the request fits once enough of the oldest entries have left the window; a request that fits but was
+  -- refused by a stacked policy has nothing to wait for here
+  local must_expire = s.size + s.cost - s.limit
+  local retry = 0
+  if not allowed and must_expire > 0 then
+    retry = at(s, must_expire - 1) + s.window - s.now
+  end
+  local reset = 0
+  if s.size > 0 then
+    reset = at(s, s.size - 1) + s.window - s.now
+  end
+  return { allowed and 1 or 0, s.limit - s.size, retry, reset, 0, 0, 0, 0 }
+end
+
+-- === entry point: the stacked script keeps only what is above this line ===
+
+local function number(i, name)
+  local value = tonumber(ARGV[i])
+  if value == nil then
+    error('ARGV[' .. i .. '] (' .. name .. ') must be an integer, was "' .. tostring(ARGV[i]) .. '"')
+  end
+  return value
+end
+
+local now = ARGV[5]
+if now == nil or now == '' then
+  -- Redis 3.2 to 4 refuse writes after TIME unless the script replicates its effects
+  if redis.replicate_commands then
+    redis.replicate_commands()
+  end
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+else
+  now = number(5, 'now')
+end
+
+local s = algorithm.load(KEYS[1], number(1, 'limit'), number(2, 'window'), number(3, 'burst'),
+  number(4, 'cost'), tonumber(ARGV[6]) or 0, now)
+local allowed = algorithm.admits(s)
+if allowed then
+  algorithm.take(s)
+end
+return algorithm.reply(s, allowed)

@@ -1,0 +1,144 @@
+--[[
+Sliding window counter: the counts of the current and the previous aligned window, the previous one
+weighted by how much of it still overlaps the last `window`:
+  estimate = previous * (1 - elapsed / window) + current
+A request passes while estimate < limit - cost + 1 (estimate < limit for a cost of 1). Both sides are
+multiplied by the window so that the comparison is exact.
+
+State: one string, "<window index>:<previous count>:<current count>".
+
+Calling convention, the same for all six scripts (docs/redis.md):
+  KEYS[1]  the state key; the script touches no other key
+  ARGV[1]  limit      ARGV[2] window in microseconds   ARGV[3] burst   ARGV[4] cost
+  ARGV[5]  now in microseconds, or "" to use Redis TIME
+  ARGV[6]  leaky bucket only: queued requests that pass without waiting ("" = 0)
+Returns: allowed (1/0), remaining, retry-after, reset-after, delay (microseconds, rounded up), then for
+each of the three times how many nanoseconds the rounding up added (0 to 999).
+]]
+
+local algorithm = {}
+
+-- A key lives at least this long, so a caller whose clock runs slower than Redis' never loses state early.
+local MIN_TTL_MS = 1000
+
+-- a / b is rounded in floating point; one correction makes the quotient exact.
+local function floor_div(a, b)
+  local q = math.floor(a / b)
+  local r = a - q * b
+  if r < 0 then
+    return q - 1
+  elseif r >= b then
+    return q + 1
+  end
+  return q
+end
+
+local function ceil_div(a, b)
+  return -floor_div(-a, b)
+end
+
+-- tostring() would print large numbers with an exponent.
+local function int(n)
+  return string.format('%d', n)
+end
+
+-- Redis counts a TTL from the script's start in whole milliseconds, up to 1 ms before `now`: one more
+-- millisecond makes sure the key outlives its state.
+local function ttl_ms(micros)
+  return math.max(MIN_TTL_MS, ceil_div(micros, 1000) + 1)
+end
+
+function algorithm.load(key, limit, window, burst, cost, delay_after, now)
+  local s = { key = key, limit = limit, window = window, cost = cost, now = now, previous = 0, current = 0 }
+  s.index = floor_div(now, window)
+  s.elapsed = now - s.index * window
+  -- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
+  local ok, stored = pcall(redis.call, 'GET', key)
+  if ok and stored then
+    local index, previous, current = string.match(stored, '^(-?%d+):(%d+):(%d+)$')
+    index = tonumber(index)
+    if index == s.index then
+      s.previous, s.current = tonumber(previous), tonumber(current)
+    elseif index == s.index - 1 then
+      s.previous = tonumber(current)
+    end
+  end
+  return s
+end
+
+-- previous * (window - elapsed) + current * window < (limit - cost + 1) * window, with every product
+-- below limit * window, which the policy keeps below 2^53
+function algorithm.admits(s)
+  return s.previous * (s.window - s.elapsed) < (s.limit - s.cost + 1 - s.current) * s.window
+end
+
+local function reset_after(s)
+  if s.current > 0 then
+    return 2 * s.window - s.elapsed
+  elseif s.previous > 0 then
+    return s.window - s.elapsed
+  end
+  return 0
+end
+
+function algorithm.take(s)
+  s.current = s.current + s.cost
+  redis.call('SET', s.key, int(s.index) .. ':' .. int(s.previous) .. ':' .. int(s.current),
+    'PX', ttl_ms(reset_after(s)))
+end
+
+-- The first microsecond at which the request fits: later in this window as the previous one fades, or
+-- in the next, once the current count has become the previous one.
+local function retry_after(s)
+  local threshold = s.limit - s.cost + 1
+  local headroom = threshold - s.current
+  if headroom > 0 and s.previous > 0 then
+    local at = s.window - ceil_div(headroom * s.window, s.previous) + 1
+    if at < s.window then
+      return at - s.elapsed
+    end
+  end
+  if s.current < threshold then
+    return s.window - s.elapsed
+  end
+  local at = s.window - ceil_div(threshold * s.window, s.current) + 1
+  return s.window - s.elapsed + at
+end
+
+function algorithm.reply(s, allowed)
+  local headroom = (s.limit - s.current) * s.window - s.previous * (s.window - s.elapsed)
+  local remaining = (headroom > 0) and ceil_div(headroom, s.window) or 0
+  -- a request that fits but was refused by a stacked policy has nothing to wait for here
+  local retry = (allowed or algorithm.admits(s)) and 0 or retry_after(s)
+  return { allowed and 1 or 0, remaining, retry, reset_after(s), 0, 0, 0, 0 }
+end
+
+-- === entry point: the stacked script keeps only what is above this line ===
+
+local function number(i, name)
+  local value = tonumber(ARGV[i])
+  if value == nil then
+    error('ARGV[' .. i .. '] (' .. name .. ') must be an integer, was "' .. tostring(ARGV[i]) .. '"')
+  end
+  return value
+end
+
+local now = ARGV[5]
+if now == nil or now == '' then
+  -- Redis 3.2 to 4 refuse writes after TIME unless the script replicates its effects
+  if redis.replicate_commands then
+    redis.replicate_commands()
+  end
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+else
+  now = number(5, 'now')
+end
+
+local s = algorithm.load(KEYS[1], number(1, 'limit'), number(2, 'window'), number(3, 'burst'),
+  number(4, 'cost'), tonumber(ARGV[6]) or 0, now)
+local allowed = algorithm.admits(s)
+if allowed then
+  algorithm.take(s)
+end
+return algorithm.reply(s, allowed)

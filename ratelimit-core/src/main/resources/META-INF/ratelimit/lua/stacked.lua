@@ -1,0 +1,65 @@
+--[[
+Stacked limits: one request of one client decided under several policies at once, all or nothing. The
+request passes only if every policy admits it; a request that one policy refuses takes nothing from the
+others.
+
+Not runnable as is: the store generates the stacked script by placing, before this driver, the part of
+each algorithm's script above its entry point, each in its own block that ends with
+  algorithms['<file name without .lua>'] = algorithm
+(see docs/redis.md). The algorithms' own code is thereby exactly the code of the standalone scripts.
+
+Calling convention:
+  KEYS[i]  the state key of policy i; all keys of one client share a hash tag, so one slot in a cluster
+  ARGV[1]  now in microseconds, or "" to use Redis TIME
+  then six values per policy, in the order of KEYS:
+           algorithm (a script's file name without .lua), limit, window in microseconds, burst, cost,
+           queued requests that pass without waiting (leaky bucket; "" = 0)
+Returns: eight integers per policy, in the order of KEYS, as the standalone scripts return them.
+]]
+
+local function number(i, name)
+  local value = tonumber(ARGV[i])
+  if value == nil then
+    error('ARGV[' .. i .. '] (' .. name .. ') must be an integer, was "' .. tostring(ARGV[i]) .. '"')
+  end
+  return value
+end
+
+local now = ARGV[1]
+if now == nil or now == '' then
+  -- Redis 3.2 to 4 refuse writes after TIME unless the script replicates its effects
+  if redis.replicate_commands then
+    redis.replicate_commands()
+  end
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+else
+  now = number(1, 'now')
+end
+
+local chosen, states = {}, {}
+local allowed = true
+for i, key in ipairs(KEYS) do
+  local base = 1 + (i - 1) * 6
+  local name = ARGV[base + 1]
+  local algorithm = algorithms[name]
+  if algorithm == nil then
+    error('ARGV[' .. (base + 1) .. '] names no algorithm: "' .. tostring(name) .. '"')
+  end
+  chosen[i] = algorithm
+  states[i] = algorithm.load(key, number(base + 2, 'limit'), number(base + 3, 'window'),
+    number(base + 4, 'burst'), number(base + 5, 'cost'), tonumber(ARGV[base + 6]) or 0, now)
+  -- once one policy refuses, the others are still read, to describe them, but not asked
+  allowed = allowed and algorithm.admits(states[i])
+end
+
+local reply = {}
+for i = 1, #KEYS do
+  if allowed then
+    chosen[i].take(states[i])
+  end
+  for _, value in ipairs(chosen[i].reply(states[i], allowed)) do
+    reply[#reply + 1] = value
+  end
+end
+return reply

@@ -1,0 +1,331 @@
+package dev.ratelimit.core.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.memory.InMemoryRateLimitStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class RedisRateLimitStoreTests {
+
+	private static final RateLimitPolicy GCRA = RateLimitPolicy.of("api", Algorithm.GCRA, 3, Duration.ofSeconds(10));
+
+	private static final RateLimitPolicy LEAKY = RateLimitPolicy.of("smooth", Algorithm.LEAKY_BUCKET, 2,
+			Duration.ofSeconds(1))
+		.withBurst(5)
+		.withDelayAfter(2);
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	@AfterEach
+	void stopThreads() {
+		this.threads.shutdownNow();
+	}
+
+	@Test
+	void passesTheDocumentedArgumentsToAnAlgorithmsScript() {
+		StubExecutor redis = new StubExecutor((call) -> reply(1, 2, 0, 3333334, 0, 0, 666, 0));
+		RedisRateLimitStore store = RedisRateLimitStore.builder(redis).build();
+		store.limiter(GCRA).decide("203.0.113.7");
+		store.limiter(LEAKY).decide("203.0.113.7");
+		Call gcra = redis.calls.get(0);
+		assertThat(gcra.script).isEqualTo(RedisScripts.get().standalone(Algorithm.GCRA).source());
+		assertThat(gcra.sha1).isEqualTo(RedisScripts.get().standalone(Algorithm.GCRA).sha1());
+		assertThat(gcra.keys).containsExactly("ratelimit:{203.0.113.7}:api");
+		assertThat(gcra.args).containsExactly("3", "10000000", "3", "1", "");
+		assertThat(redis.calls.get(1).args).containsExactly("2", "1000000", "5", "1", "", "2");
+	}
+
+	@Test
+	void passesItsClockInMicrosecondsWhenGivenOne() {
+		StubExecutor redis = new StubExecutor((call) -> reply(1, 2, 0, 1, 0, 0, 0, 0));
+		ManualTimeSource clock = new ManualTimeSource(1_234_567_999);
+		RedisRateLimitStore.builder(redis).timeSource(clock).keyPrefix("rl:").build().limiter(GCRA).decide("k");
+		assertThat(redis.calls.get(0).keys).containsExactly("rl:{k}:api");
+		assertThat(redis.calls.get(0).args.get(4)).isEqualTo("1234567");
+	}
+
+	@Test
+	void decidesStackedPoliciesInOneCallOfTheStackedScript() {
+		StubExecutor redis = new StubExecutor((call) -> reply(0, 2, 1, 2, 0, 0, 0, 0, 0, 5, 500_000, 0, 0, 0, 0, 0));
+		List<Decision> decisions = RedisRateLimitStore.builder(redis)
+			.build()
+			.decideAll("client", List.of(GCRA, LEAKY));
+		assertThat(redis.calls).hasSize(1);
+		Call call = redis.calls.get(0);
+		assertThat(call.script).isEqualTo(RedisScripts.get().stacked().source());
+		assertThat(call.keys).containsExactly("ratelimit:{client}:api", "ratelimit:{client}:smooth");
+		assertThat(call.args).containsExactly("", "gcra", "3", "10000000", "3", "1", "0", "leaky-bucket", "2",
+				"1000000", "5", "1", "2");
+		assertThat(decisions).containsExactly(new Decision(false, 3, 2, 1000, 2000, 0),
+				new Decision(false, 2, 5, 500_000_000, 0, 0));
+	}
+
+	@Test
+	void readsExactNanosecondsFromMicrosecondsRoundedUp() {
+		StubExecutor redis = new StubExecutor((call) -> reply(1, 0, 3333334, 10_000_000, 3333334, 666, 0, 666));
+		Decision decision = RedisRateLimitStore.builder(redis).build().limiter(LEAKY).decide("k");
+		assertThat(decision).isEqualTo(new Decision(true, 2, 0, 3_333_333_334L, 10_000_000_000L, 3_333_333_334L));
+	}
+
+	@Test
+	void escapesWhatWouldBreakTheHashTag() {
+		assertThat(RedisRateLimitStore.escape("203.0.113.7")).isEqualTo("203.0.113.7");
+		assertThat(RedisRateLimitStore.escape("")).isEqualTo("%");
+		assertThat(RedisRateLimitStore.escape("%")).isEqualTo("%25");
+		assertThat(RedisRateLimitStore.escape("}{")).isEqualTo("%7D%7B");
+		assertThat(RedisRateLimitStore.escape("user:{42}%")).isEqualTo("user:%7B42%7D%25");
+		assertThat(RedisRateLimitStore.escape("%7B")).isNotEqualTo(RedisRateLimitStore.escape("{"));
+	}
+
+	@Test
+	void rejectsAKeyPrefixWithBraces() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RedisRateLimitStore.builder(new StubExecutor(null)).keyPrefix("rl:{x}:"))
+			.withMessageContaining("rl:{x}:");
+	}
+
+	@Test
+	void rejectsAPolicyALuaNumberCannotHold() {
+		RedisRateLimitStore store = RedisRateLimitStore.builder(new StubExecutor(null)).build();
+		RateLimitPolicy centuries = RateLimitPolicy.of("centuries", Algorithm.FIXED_WINDOW, 10,
+				Duration.ofDays(365 * 200));
+		assertThatIllegalArgumentException().isThrownBy(() -> store.limiter(centuries))
+			.withMessageContaining("'centuries'");
+		// a valid policy, but one tick is 1 / (10^13 + 1) microsecond
+		RateLimitPolicy huge = new RateLimitPolicy("huge", Algorithm.TOKEN_BUCKET, 10_000_000_000_001L,
+				Duration.ofSeconds(1), 1, 1, 0);
+		assertThatIllegalArgumentException().isThrownBy(() -> store.decideAll("k", List.of(GCRA, huge)))
+			.withMessageContaining("'huge'");
+	}
+
+	@Test
+	void rejectsStackedPoliciesWithTheSameName() {
+		RedisRateLimitStore store = RedisRateLimitStore.builder(new StubExecutor(null)).build();
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> store.decideAll("k", List.of(GCRA, GCRA.withBurst(5))))
+			.withMessageContaining("'api'");
+	}
+
+	@Test
+	void allowsWhenRedisFailsUnderAllow() {
+		Failures failures = new Failures();
+		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException("down")));
+		List<Decision> decisions = RedisRateLimitStore.builder(redis)
+			.failurePolicy(FailurePolicy.ALLOW)
+			.onFailure(failures)
+			.build()
+			.decideAll("k", List.of(GCRA, LEAKY));
+		assertThat(decisions).containsExactly(new Decision(true, 3, 2, 0, 0, 0), new Decision(true, 2, 4, 0, 0, 0));
+		assertThat(failures.policies).containsExactly(List.of(GCRA, LEAKY));
+		assertThat(failures.causes).singleElement().extracting(Throwable::getMessage).isEqualTo("down");
+	}
+
+	@Test
+	void deniesWhenRedisFailsUnderDeny() {
+		StubExecutor redis = new StubExecutor((call) -> {
+			throw new IllegalStateException("closed");
+		});
+		List<Decision> decisions = RedisRateLimitStore.builder(redis)
+			.failurePolicy(FailurePolicy.DENY)
+			.build()
+			.decideAll("k", List.of(GCRA, LEAKY.withBurst(3)));
+		assertThat(decisions).containsExactly(new Decision(false, 3, 0, 1_000_000_000, 10_000_000_000L, 0),
+				new Decision(false, 2, 0, 1_000_000_000, 1_000_000_000, 0));
+	}
+
+	@Test
+	void decidesWithTheLocalStoreWhenRedisFailsUnderLocal() {
+		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException()));
+		ManualTimeSource clock = new ManualTimeSource();
+		RedisRateLimitStore store = RedisRateLimitStore.builder(redis)
+			.failurePolicy(FailurePolicy.LOCAL)
+			.fallback(InMemoryRateLimitStore.builder().timeSource(clock).build())
+			.build();
+		RateLimiter limiter = store.limiter(GCRA);
+		assertThat(List.of(limiter.tryAcquire("k"), limiter.tryAcquire("k"), limiter.tryAcquire("k"),
+				limiter.tryAcquire("k"), limiter.tryAcquire("other")))
+			.containsExactly(true, true, true, false, true);
+		assertThat(store.decideAll("k", List.of(GCRA, LEAKY))).extracting(Decision::allowed)
+			.containsExactly(false, false);
+	}
+
+	@Test
+	void givesUpOnRedisAfterTheTimeoutAndCancelsTheCall() {
+		CompletableFuture<List<Long>> never = new CompletableFuture<>();
+		Failures failures = new Failures();
+		Decision decision = RedisRateLimitStore.builder(new StubExecutor((call) -> never))
+			.timeout(Duration.ofMillis(20))
+			.failurePolicy(FailurePolicy.DENY)
+			.onFailure(failures)
+			.build()
+			.limiter(GCRA)
+			.decide("k");
+		assertThat(decision.allowed()).isFalse();
+		assertThat(never).isCancelled();
+		assertThat(failures.causes).singleElement().isInstanceOf(TimeoutException.class);
+	}
+
+	@Test
+	void treatsAMalformedReplyAsAFailure() {
+		Failures failures = new Failures();
+		Decision decision = RedisRateLimitStore.builder(new StubExecutor((call) -> reply(1, 2, 3)))
+			.failurePolicy(FailurePolicy.DENY)
+			.onFailure(failures)
+			.build()
+			.limiter(GCRA)
+			.decide("k");
+		assertThat(decision.allowed()).isFalse();
+		assertThat(failures.causes).singleElement().isInstanceOf(IllegalStateException.class);
+	}
+
+	@Test
+	void sendsOneDecisionAtATimeToRedisWhileItFails() throws Exception {
+		List<CompletableFuture<List<Long>>> pending = new CopyOnWriteArrayList<>();
+		StubExecutor redis = new StubExecutor((call) -> {
+			CompletableFuture<List<Long>> reply = new CompletableFuture<>();
+			pending.add(reply);
+			return reply;
+		});
+		Failures failures = new Failures();
+		RateLimiter limiter = RedisRateLimitStore.builder(redis)
+			.timeout(Duration.ofSeconds(30))
+			.failurePolicy(FailurePolicy.DENY)
+			.onFailure(failures)
+			.build()
+			.limiter(GCRA);
+
+		Future<Decision> first = this.threads.submit(() -> limiter.decide("k"));
+		awaitSize(pending, 1);
+		pending.get(0).completeExceptionally(new IllegalStateException("down"));
+		assertThat(first.get(30, TimeUnit.SECONDS).allowed()).isFalse();
+
+		// Redis is failing: this decision probes it, and waits for it
+		Future<Decision> probe = this.threads.submit(() -> limiter.decide("k"));
+		awaitSize(pending, 2);
+		// while the probe is out, the others take the failure policy without calling Redis
+		for (int i = 0; i < 10; i++) {
+			assertThat(this.threads.submit(() -> limiter.decide("k")).get(30, TimeUnit.SECONDS).allowed()).isFalse();
+		}
+		assertThat(redis.calls).hasSize(2);
+		assertThat(failures.causes).hasSize(11);
+
+		pending.get(1).complete(values(1, 2, 0, 1, 0, 0, 0, 0));
+		assertThat(probe.get(30, TimeUnit.SECONDS).allowed()).isTrue();
+		// Redis answers again: every decision goes to it
+		this.threads.submit(() -> limiter.decide("k"));
+		this.threads.submit(() -> limiter.decide("k"));
+		awaitSize(pending, 4);
+		pending.forEach((reply) -> reply.complete(values(1, 2, 0, 1, 0, 0, 0, 0)));
+	}
+
+	@Test
+	void keepsDecidingWhenTheListenerThrows() {
+		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException()));
+		Decision decision = RedisRateLimitStore.builder(redis)
+			.failurePolicy(FailurePolicy.ALLOW)
+			.onFailure((policies, cause) -> {
+				throw new IllegalStateException("listener bug");
+			})
+			.build()
+			.limiter(GCRA)
+			.decide("k");
+		assertThat(decision.allowed()).isTrue();
+	}
+
+	@Test
+	void decidesByTheFailurePolicyWithoutBlamingRedisWhenInterrupted() throws Exception {
+		StubExecutor redis = new StubExecutor((call) -> new CompletableFuture<>());
+		RateLimiter limiter = RedisRateLimitStore.builder(redis)
+			.timeout(Duration.ofSeconds(30))
+			.failurePolicy(FailurePolicy.DENY)
+			.build()
+			.limiter(GCRA);
+		Future<Boolean> interrupted = this.threads.submit(() -> {
+			Thread.currentThread().interrupt();
+			boolean allowed = limiter.decide("k").allowed();
+			return !allowed && Thread.currentThread().isInterrupted();
+		});
+		assertThat(interrupted.get(30, TimeUnit.SECONDS)).isTrue();
+		// not a Redis failure: the next decision still goes to Redis
+		this.threads.submit(() -> limiter.decide("k"));
+		awaitSize(redis.calls, 2);
+	}
+
+	private static void awaitSize(List<?> list, int size) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (list.size() < size) {
+			assertThat(System.nanoTime() - deadline).as("waiting for %d calls", size).isNegative();
+			Thread.sleep(1);
+		}
+	}
+
+	private static CompletableFuture<List<Long>> reply(long... values) {
+		return CompletableFuture.completedFuture(values(values));
+	}
+
+	private static List<Long> values(long... values) {
+		List<Long> list = new ArrayList<>();
+		for (long value : values) {
+			list.add(value);
+		}
+		return list;
+	}
+
+	record Call(String sha1, String script, List<String> keys, List<String> args) {
+	}
+
+	static final class StubExecutor implements RedisScriptExecutor {
+
+		final List<Call> calls = new CopyOnWriteArrayList<>();
+
+		private final Function<Call, CompletionStage<List<Long>>> answer;
+
+		StubExecutor(Function<Call, CompletionStage<List<Long>>> answer) {
+			this.answer = answer;
+		}
+
+		@Override
+		public CompletionStage<List<Long>> execute(String sha1, String script, List<String> keys, List<String> args) {
+			Call call = new Call(sha1, script, keys, args);
+			this.calls.add(call);
+			return this.answer.apply(call);
+		}
+
+	}
+
+	static final class Failures implements RedisRateLimitStore.FailureListener {
+
+		final List<List<RateLimitPolicy>> policies = new CopyOnWriteArrayList<>();
+
+		final List<Throwable> causes = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void onFailure(List<RateLimitPolicy> policies, Throwable cause) {
+			this.policies.add(policies);
+			this.causes.add(cause);
+		}
+
+	}
+
+}

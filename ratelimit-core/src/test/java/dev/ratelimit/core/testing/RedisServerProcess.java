@@ -1,0 +1,251 @@
+package dev.ratelimit.core.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@code redis-server} started from the {@code PATH} on a free loopback port, persisting nothing, with its
+ * working directory in a temporary folder. It can be stopped and started again on the same port, to test
+ * what happens while Redis is away; {@link #close()} stops it and deletes the folder.
+ */
+public final class RedisServerProcess implements AutoCloseable {
+
+	private static final long START_TIMEOUT_MILLIS = 10_000;
+
+	private final int port;
+
+	private final Path directory;
+
+	private final List<String> extraArguments;
+
+	private @Nullable Process process;
+
+	private RedisServerProcess(int port, Path directory, List<String> extraArguments) {
+		this.port = port;
+		this.directory = directory;
+		this.extraArguments = extraArguments;
+	}
+
+	/**
+	 * Whether {@code redis-server} can be started from the {@code PATH}.
+	 * @return whether a server binary is available
+	 */
+	public static boolean isAvailable() {
+		return onPath("redis-server");
+	}
+
+	static boolean onPath(String command) {
+		String path = System.getenv("PATH");
+		return path != null && Stream.of(path.split(java.io.File.pathSeparator))
+			.anyMatch((dir) -> !dir.isEmpty() && Files.isExecutable(Path.of(dir, command)));
+	}
+
+	/**
+	 * Starts a server on a free loopback port.
+	 * @param extraArguments further {@code redis-server} arguments, such as {@code --cluster-enabled yes}
+	 * @return the running server
+	 */
+	public static RedisServerProcess start(String... extraArguments) {
+		return start(freePort(), extraArguments);
+	}
+
+	static RedisServerProcess start(int port, String... extraArguments) {
+		try {
+			Path directory = Files.createTempDirectory("ratelimit-redis-" + port + "-");
+			RedisServerProcess server = new RedisServerProcess(port, directory, List.of(extraArguments));
+			server.launch();
+			return server;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * Returns the server's port on 127.0.0.1.
+	 * @return the port
+	 */
+	public int port() {
+		return this.port;
+	}
+
+	/**
+	 * Returns the URI to connect to.
+	 * @return {@code redis://127.0.0.1:<port>}
+	 */
+	public String uri() {
+		return "redis://127.0.0.1:" + this.port;
+	}
+
+	/**
+	 * Starts the server again on its port after {@link #stop()}, empty; does nothing while it runs.
+	 */
+	public synchronized void restart() {
+		if (this.process == null || !this.process.isAlive()) {
+			launch();
+		}
+	}
+
+	private void launch() {
+		List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(this.port), "--bind",
+				"127.0.0.1", "--save", "", "--appendonly", "no", "--dir", this.directory.toString(), "--logfile",
+				"redis.log", "--daemonize", "no"));
+		command.addAll(this.extraArguments);
+		try {
+			this.process = new ProcessBuilder(command).directory(this.directory.toFile())
+				.redirectErrorStream(true)
+				.redirectOutput(this.directory.resolve("stdout.log").toFile())
+				.start();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot start redis-server", ex);
+		}
+		awaitPong();
+	}
+
+	/**
+	 * Stops the server and waits until it has exited; its data is gone.
+	 */
+	public synchronized void stop() {
+		Process process = this.process;
+		if (process == null) {
+			return;
+		}
+		process.destroy();
+		try {
+			if (!process.waitFor(10, TimeUnit.SECONDS)) {
+				process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			process.destroyForcibly();
+		}
+		this.process = null;
+	}
+
+	/**
+	 * Sends one command and returns Redis' first reply line, such as {@code +OK}.
+	 * @param arguments the command and its arguments
+	 * @return the first line of the reply
+	 */
+	public String command(String... arguments) {
+		try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), this.port)) {
+			socket.setSoTimeout(5000);
+			StringBuilder request = new StringBuilder("*").append(arguments.length).append("\r\n");
+			for (String argument : arguments) {
+				request.append('$')
+					.append(argument.getBytes(StandardCharsets.UTF_8).length)
+					.append("\r\n")
+					.append(argument)
+					.append("\r\n");
+			}
+			OutputStream out = socket.getOutputStream();
+			out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+			out.flush();
+			InputStream in = socket.getInputStream();
+			StringBuilder line = new StringBuilder();
+			for (int c = in.read(); c != -1 && c != '\r'; c = in.read()) {
+				line.append((char) c);
+			}
+			return line.toString();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Redis on port " + this.port + " did not answer " + arguments[0], ex);
+		}
+	}
+
+	private void awaitPong() {
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
+		while (true) {
+			Process process = this.process;
+			if (process == null || !process.isAlive()) {
+				throw new IllegalStateException("redis-server exited at once: see " + this.directory);
+			}
+			try {
+				if ("+PONG".equals(command("PING"))) {
+					return;
+				}
+			}
+			catch (UncheckedIOException ex) {
+				// not listening yet
+			}
+			if (System.nanoTime() - deadline > 0) {
+				throw new IllegalStateException("redis-server did not answer on port " + this.port + " in "
+						+ START_TIMEOUT_MILLIS + " ms: see " + this.directory);
+			}
+			try {
+				Thread.sleep(10);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while starting redis-server", ex);
+			}
+		}
+	}
+
+	@Override
+	public void close() {
+		stop();
+		deleteRecursively(this.directory);
+	}
+
+	static void deleteRecursively(Path directory) {
+		if (!Files.exists(directory)) {
+			return;
+		}
+		try (Stream<Path> paths = Files.walk(directory)) {
+			for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+				Files.deleteIfExists(path);
+			}
+		}
+		catch (IOException ex) {
+			// a temporary folder left behind is not worth failing a test run for
+		}
+	}
+
+	/** A port that is free on the loopback address now, and so is its cluster bus port (port + 10000). */
+	static int freePort() {
+		for (int attempt = 0; attempt < 100; attempt++) {
+			int port;
+			try (ServerSocket socket = new ServerSocket()) {
+				socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+				port = socket.getLocalPort();
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			if (port + 10000 <= 65535 && isFree(port + 10000)) {
+				return port;
+			}
+		}
+		throw new IllegalStateException("No free loopback port with a free cluster bus port");
+	}
+
+	private static boolean isFree(int port) {
+		try (ServerSocket socket = new ServerSocket()) {
+			socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+}
