@@ -20,8 +20,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -35,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 @AutoConfigureRestTestClient
-@Import(AbstractSampleIT.ManualClock.class)
+@Import(ManualClock.class)
 abstract class AbstractSampleIT {
 
 	/** The article's scenario B, in seconds: 46 requests of one client. */
@@ -237,16 +235,6 @@ abstract class AbstractSampleIT {
 			times.add(15 + i * 0.5);
 		}
 		return times;
-	}
-
-	@TestConfiguration(proxyBeanMethods = false)
-	static class ManualClock {
-
-		@Bean
-		ManualTimeSource timeSource() {
-			return new ManualTimeSource();
-		}
-
 	}
 
 }

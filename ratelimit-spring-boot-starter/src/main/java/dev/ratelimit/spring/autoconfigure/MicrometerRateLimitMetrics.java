@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
- * Publishes {@code ratelimit.decisions}, a counter tagged with the policy and the outcome, and
+ * Publishes {@code ratelimit.decisions}, a counter tagged with the policy and the outcome ({@code allowed},
+ * {@code rejected}, or {@code store_failure} when the Redis store's failure policy decided instead of Redis), and
  * {@code ratelimit.decision.latency}, a timer of how long the store takes to decide, tagged with the store.
  * Keys are never tags: there are as many as clients.
  */
@@ -23,6 +24,12 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 	static final String DECISIONS = "ratelimit.decisions";
 
 	static final String LATENCY = "ratelimit.decision.latency";
+
+	private static final int ALLOWED = 0;
+
+	private static final int REJECTED = 1;
+
+	private static final int STORE_FAILURE = 2;
 
 	private final ObjectProvider<MeterRegistry> registries;
 
@@ -47,10 +54,7 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 		if (registry == null) {
 			return;
 		}
-		for (RateLimitPolicy policy : policies) {
-			this.counters.computeIfAbsent(policy.name(), (name) -> counters(registry, name))[allowed ? 0 : 1]
-				.increment();
-		}
+		count(registry, policies, allowed ? ALLOWED : REJECTED);
 		Timer latency = this.latency;
 		if (latency == null) {
 			latency = Timer.builder(LATENCY)
@@ -60,6 +64,20 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 			this.latency = latency;
 		}
 		latency.record(nanos, TimeUnit.NANOSECONDS);
+	}
+
+	@Override
+	public void storeFailure(List<RateLimitPolicy> policies) {
+		MeterRegistry registry = registry();
+		if (registry != null) {
+			count(registry, policies, STORE_FAILURE);
+		}
+	}
+
+	private void count(MeterRegistry registry, List<RateLimitPolicy> policies, int outcome) {
+		for (RateLimitPolicy policy : policies) {
+			this.counters.computeIfAbsent(policy.name(), (name) -> counters(registry, name))[outcome].increment();
+		}
 	}
 
 	/** The registry is looked up at the first decision, when every bean exists. */
@@ -72,7 +90,8 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 	}
 
 	private static Counter[] counters(MeterRegistry registry, String policy) {
-		return new Counter[] { counter(registry, policy, "allowed"), counter(registry, policy, "rejected") };
+		return new Counter[] { counter(registry, policy, "allowed"), counter(registry, policy, "rejected"),
+				counter(registry, policy, "store_failure") };
 	}
 
 	private static Counter counter(MeterRegistry registry, String policy, String outcome) {

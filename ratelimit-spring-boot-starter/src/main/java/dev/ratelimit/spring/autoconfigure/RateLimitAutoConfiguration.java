@@ -5,6 +5,8 @@ import java.util.Locale;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
+import dev.ratelimit.core.redis.RedisRateLimitStore;
+import dev.ratelimit.spring.redis.SpringDataRedisScriptExecutor;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -17,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 
 /**
  * Auto-configuration of the {@link RateLimitStore}: in memory by default, in Redis with
@@ -44,6 +47,53 @@ public final class RateLimitAutoConfiguration {
 		@ConditionalOnMissingBean(RateLimitStore.class)
 		InMemoryRateLimitStore rateLimitStore(RateLimitProperties properties, TimeSource timeSource) {
 			return InMemoryRateLimitStore.builder().timeSource(timeSource).maxKeys(properties.getMaxKeys()).build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(name = "ratelimit.store", havingValue = "redis")
+	@ConditionalOnClass(name = REDIS_CONNECTION_FACTORY)
+	static class RedisStoreConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(RateLimitStore.class)
+		RedisRateLimitStore rateLimitStore(RateLimitProperties properties, TimeSource timeSource,
+				ObjectProvider<ReactiveRedisConnectionFactory> connectionFactory,
+				ObjectProvider<RateLimitMetrics> metrics,
+				ObjectProvider<RedisRateLimitStoreBuilderCustomizer> customizers) {
+			ReactiveRedisConnectionFactory connections = connectionFactory.getIfAvailable();
+			if (connections == null) {
+				throw new RateLimitConfigurationException(
+						"ratelimit.store is redis, but there is no Redis connection: no ReactiveRedisConnectionFactory bean is defined.",
+						"Let Spring Boot connect with Lettuce (spring-boot-starter-data-redis and spring.data.redis.*), define a ReactiveRedisConnectionFactory bean, or set ratelimit.store=memory.");
+			}
+			RateLimitProperties.Redis redis = properties.getRedis();
+			RateLimitMetrics recorder = metrics.getIfAvailable(() -> RateLimitMetrics.NONE);
+			RedisRateLimitStore.Builder builder = RedisRateLimitStore
+				.builder(new SpringDataRedisScriptExecutor(connections))
+				.failurePolicy(redis.getFailurePolicy())
+				.fallback(InMemoryRateLimitStore.builder()
+					.timeSource(timeSource)
+					.maxKeys(properties.getMaxKeys())
+					.build())
+				.onFailure((policies, cause) -> recorder.storeFailure(policies));
+			try {
+				builder.keyPrefix(redis.getKeyPrefix());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new RateLimitConfigurationException("Invalid ratelimit.redis.key-prefix: " + ex.getMessage(),
+						"Update ratelimit.redis.key-prefix in your application's configuration.");
+			}
+			try {
+				builder.timeout(redis.getTimeout());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new RateLimitConfigurationException("Invalid ratelimit.redis.timeout: " + ex.getMessage(),
+						"Update ratelimit.redis.timeout in your application's configuration.");
+			}
+			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+			return builder.build();
 		}
 
 	}

@@ -10,7 +10,16 @@ import dev.ratelimit.core.RateLimitPolicy;
 interface RateLimitMetrics {
 
 	/** Records nothing, for applications without Micrometer. */
-	RateLimitMetrics NONE = (policies, allowed, nanos) -> {
+	RateLimitMetrics NONE = new RateLimitMetrics() {
+
+		@Override
+		public void record(List<RateLimitPolicy> policies, boolean allowed, long nanos) {
+		}
+
+		@Override
+		public void storeFailure(List<RateLimitPolicy> policies) {
+		}
+
 	};
 
 	/**
@@ -20,5 +29,11 @@ interface RateLimitMetrics {
 	 * @param nanos how long the store took to decide
 	 */
 	void record(List<RateLimitPolicy> policies, boolean allowed, long nanos);
+
+	/**
+	 * Records one decision that the store's failure policy made because Redis did not.
+	 * @param policies the policies of the decision
+	 */
+	void storeFailure(List<RateLimitPolicy> policies);
 
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.redis.FailurePolicy;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -133,9 +134,15 @@ public class RateLimitProperties {
 		private String keyPrefix = "ratelimit:";
 
 		/**
-		 * Longest wait for Redis before a decision counts as a store failure.
+		 * Longest wait for Redis before the failure policy decides instead.
 		 */
 		private Duration timeout = Duration.ofMillis(100);
+
+		/**
+		 * What decides while Redis fails or does not answer in time: an in-memory store of this instance
+		 * (local), or allowing (allow) or denying (deny) every request.
+		 */
+		private FailurePolicy failurePolicy = FailurePolicy.LOCAL;
 
 		public String getKeyPrefix() {
 			return this.keyPrefix;
@@ -151,6 +158,14 @@ public class RateLimitProperties {
 
 		public void setTimeout(Duration timeout) {
 			this.timeout = timeout;
+		}
+
+		public FailurePolicy getFailurePolicy() {
+			return this.failurePolicy;
+		}
+
+		public void setFailurePolicy(FailurePolicy failurePolicy) {
+			this.failurePolicy = failurePolicy;
 		}
 
 	}

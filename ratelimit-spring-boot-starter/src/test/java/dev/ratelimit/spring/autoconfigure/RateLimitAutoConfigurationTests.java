@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import dev.ratelimit.core.Decision;
@@ -9,10 +10,12 @@ import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
+import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.spring.RateLimitExceededHandler;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -113,6 +116,37 @@ class RateLimitAutoConfigurationTests {
 	void worksWithoutRedisOnTheClasspath() {
 		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(InMemoryRateLimitStore.class));
+	}
+
+	@Test
+	void configuresRedisStoreOnTheApplicationsRedisConnection() {
+		List<RedisRateLimitStore.Builder> customized = new ArrayList<>();
+		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+			.withBean(RedisRateLimitStoreBuilderCustomizer.class, () -> customized::add)
+			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.failure-policy=deny")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RedisRateLimitStore.class).hasSingleBean(RateLimitStore.class);
+				assertThat(customized).hasSize(1);
+			});
+	}
+
+	@Test
+	void failsClearlyWhenRedisStoreIsAskedWithoutARedisConnection() {
+		this.runner.withPropertyValues("ratelimit.store=redis")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.hasMessage("ratelimit.store is redis, but there is no Redis connection: "
+						+ "no ReactiveRedisConnectionFactory bean is defined."));
+	}
+
+	@Test
+	void failsClearlyOnAnInvalidRedisKeyPrefix() {
+		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.key-prefix={app}:")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageStartingWith("Invalid ratelimit.redis.key-prefix: keyPrefix '{app}:' must not contain braces"));
 	}
 
 	@Test

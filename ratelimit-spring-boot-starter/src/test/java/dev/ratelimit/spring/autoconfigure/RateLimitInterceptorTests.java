@@ -1,5 +1,8 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.function.Consumer;
 
@@ -11,6 +14,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -326,6 +330,29 @@ class RateLimitInterceptorTests {
 				.headers()
 				.hasValue("Retry-After", "9");
 		});
+	}
+
+	@Test
+	void appliesTheFailurePolicyAndCountsItWhenRedisIsDown() throws IOException {
+		int closedPort;
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			closedPort = socket.getLocalPort();
+		}
+		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+			.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.failure-policy=deny",
+					"spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + closedPort)
+			.run((context) -> {
+				MockMvcTester mvc = MockMvcTester.from(context);
+				assertThat(mvc.get().uri("/gcra")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.get("ratelimit.decisions")
+					.tags("policy", "LimitedController.gcra", "outcome", "store_failure")
+					.counter()
+					.count()).isEqualTo(1);
+				assertThat(registry.get("ratelimit.decision.latency").tags("store", "redis").timer().count())
+					.isEqualTo(1);
+			});
 	}
 
 	private void run(Consumer<MockMvcTester> test) {
