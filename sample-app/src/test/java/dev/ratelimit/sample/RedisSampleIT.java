@@ -44,6 +44,8 @@ class RedisSampleIT extends AbstractSampleIT {
 	static void redis(DynamicPropertyRegistry registry) {
 		registry.add("spring.data.redis.url", () -> redisUri);
 		registry.add("ratelimit.redis.key-prefix", () -> KEY_PREFIX);
+		// a slow answer on a busy machine must not hand a decision to the local fallback store
+		registry.add("ratelimit.redis.timeout", () -> "10s");
 	}
 
 	static boolean redisAvailable() {

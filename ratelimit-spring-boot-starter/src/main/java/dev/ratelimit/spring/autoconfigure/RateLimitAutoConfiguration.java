@@ -39,6 +39,16 @@ public final class RateLimitAutoConfiguration {
 		return TimeSource.system();
 	}
 
+	static InMemoryRateLimitStore inMemoryStore(RateLimitProperties properties, TimeSource timeSource) {
+		try {
+			return InMemoryRateLimitStore.builder().timeSource(timeSource).maxKeys(properties.getMaxKeys()).build();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException("Invalid ratelimit.max-keys: " + ex.getMessage(),
+					"Update ratelimit.max-keys in your application's configuration.");
+		}
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnProperty(name = "ratelimit.store", havingValue = "memory", matchIfMissing = true)
 	static class InMemoryStoreConfiguration {
@@ -46,7 +56,7 @@ public final class RateLimitAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(RateLimitStore.class)
 		InMemoryRateLimitStore rateLimitStore(RateLimitProperties properties, TimeSource timeSource) {
-			return InMemoryRateLimitStore.builder().timeSource(timeSource).maxKeys(properties.getMaxKeys()).build();
+			return inMemoryStore(properties, timeSource);
 		}
 
 	}
@@ -73,10 +83,7 @@ public final class RateLimitAutoConfiguration {
 			RedisRateLimitStore.Builder builder = RedisRateLimitStore
 				.builder(new SpringDataRedisScriptExecutor(connections))
 				.failurePolicy(redis.getFailurePolicy())
-				.fallback(InMemoryRateLimitStore.builder()
-					.timeSource(timeSource)
-					.maxKeys(properties.getMaxKeys())
-					.build())
+				.fallback(inMemoryStore(properties, timeSource))
 				.onFailure((policies, cause) -> recorder.storeFailure(policies));
 			try {
 				builder.keyPrefix(redis.getKeyPrefix());

@@ -101,6 +101,13 @@ class StartupFailureTests {
 	}
 
 	@Test
+	void rejectsNonPositiveMaxKeys() {
+		this.runner.withPropertyValues("ratelimit.max-keys=0")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessage("Invalid ratelimit.max-keys: maxKeys must be at least 1, was 0"));
+	}
+
+	@Test
 	void rejectsRuleWithoutPath() {
 		assertRuleFailure("ratelimit.rules[0].path is required.", "ratelimit.rules[0].limit=1",
 				"ratelimit.rules[0].window=1s");
