@@ -1,0 +1,107 @@
+package dev.ratelimit.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import dev.ratelimit.core.Algorithm;
+
+/**
+ * Limits how often a client may call a Spring MVC handler method, or every handler method of a controller.
+ * <p>
+ * A method's own annotations replace those of its class. The annotation is repeatable: the limits declared
+ * together on one method or class are stacked, and a request passes only if every one of them allows it; a
+ * request that one limit denies takes nothing from the others. Stacked limits therefore share one
+ * {@link #key() key}. A class-level declaration is one quota shared by all the handler methods of the class.
+ * <p>
+ * Every value can be overridden without recompiling under {@code ratelimit.policies.<name>.*}, where
+ * {@code <name>} is the policy's {@link #name() name}. Declarations are checked when the application starts:
+ * an invalid one stops the start with a message naming the method and the value.
+ *
+ * @see dev.ratelimit.core.RateLimitPolicy
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Repeatable(RateLimited.List.class)
+public @interface RateLimited {
+
+	/**
+	 * Permits per window, at least 1.
+	 * @return the limit
+	 */
+	long limit();
+
+	/**
+	 * The window: a whole number with {@code ms}, {@code s}, {@code m}, {@code h} or {@code d}, such as
+	 * {@code 10s}, or ISO-8601 such as {@code PT10S}.
+	 * @return the window
+	 */
+	String window();
+
+	/**
+	 * The algorithm, at most one; by default {@code ratelimit.default-algorithm}, itself {@link Algorithm#GCRA}
+	 * unless configured.
+	 * @return the algorithm, or none for the default
+	 */
+	Algorithm[] algorithm() default {};
+
+	/**
+	 * Capacity of the bucket algorithms ({@link Algorithm#TOKEN_BUCKET}, {@link Algorithm#GCRA}) and queue
+	 * length of {@link Algorithm#LEAKY_BUCKET}; 0, the default, means the limit. The window algorithms have no
+	 * burst.
+	 * @return the burst, or 0 for the limit
+	 */
+	long burst() default 0;
+
+	/**
+	 * Permits each request takes.
+	 * @return the cost
+	 */
+	long cost() default 1;
+
+	/**
+	 * Who is limited:
+	 * <ul>
+	 * <li>{@code ip} (the default): the client address, {@code request.getRemoteAddr()};</li>
+	 * <li>{@code user}: the authenticated principal's name, the client address for anonymous requests;</li>
+	 * <li>{@code header:<Name>}: the value of a request header, the client address when it is absent;</li>
+	 * <li>{@code bean:<name>}: the {@link KeyResolver} bean of that name;</li>
+	 * <li>{@code spel:<expression>}: a SpEL expression over {@code #request}, {@code #principal},
+	 * {@code #ip} and the handler method's {@code @PathVariable}, {@code @RequestParam} and
+	 * {@code @RequestHeader} parameters by name, as raw strings.</li>
+	 * </ul>
+	 * A key that resolves to nothing falls back to the client address, so no request goes unlimited.
+	 * @return the key
+	 */
+	String key() default "";
+
+	/**
+	 * Names the policy in response headers, metrics and {@code ratelimit.policies.<name>}: 1 to 100 letters,
+	 * digits or {@code . _ - :}, unique in the application. By default the simple name of the controller class
+	 * and, for a method, a dot and the method's name, such as {@code DemoController.gcra}; stacked limits
+	 * without a name are numbered from 1, such as {@code DemoController.stacked.2}.
+	 * @return the name, or empty for the default
+	 */
+	String name() default "";
+
+	/**
+	 * Holds the stacked {@link RateLimited} declarations of one method or class.
+	 */
+	@Target({ ElementType.METHOD, ElementType.TYPE })
+	@Retention(RetentionPolicy.RUNTIME)
+	@Documented
+	@interface List {
+
+		/**
+		 * The stacked declarations.
+		 * @return the declarations
+		 */
+		RateLimited[] value();
+
+	}
+
+}

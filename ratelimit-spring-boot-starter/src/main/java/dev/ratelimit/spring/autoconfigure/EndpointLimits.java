@@ -1,0 +1,22 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.util.List;
+
+import dev.ratelimit.core.RateLimitPolicy;
+
+/**
+ * The limits applying together to one endpoint, ready for the hot path: nothing is parsed or looked up per
+ * request.
+ *
+ * @param policies the stacked policies, at least one, with distinct names
+ * @param keySpec the key as declared, such as {@code ip}, for the startup log
+ * @param key computes the key that every policy of the endpoint is decided under
+ * @param policyHeader the value of the {@code RateLimit-Policy} response header
+ */
+record EndpointLimits(List<RateLimitPolicy> policies, String keySpec, KeySource key, String policyHeader) {
+
+	EndpointLimits(List<RateLimitPolicy> policies, String keySpec, KeySource key) {
+		this(List.copyOf(policies), keySpec, key, RateLimitHeaders.policy(policies));
+	}
+
+}

@@ -1,0 +1,298 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.spring.KeyResolver;
+import dev.ratelimit.spring.RateLimited;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.BeansException;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.http.HttpMethod;
+import org.springframework.util.StringUtils;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PatternParseException;
+import org.springframework.web.util.pattern.PathPatternParser;
+
+/**
+ * The one place where {@link RateLimited} declarations, {@code ratelimit.policies} overrides and
+ * {@code ratelimit.rules} become core {@link RateLimitPolicy} records and {@link KeySource key sources}. Every
+ * mistake is reported here, as a {@link RateLimitConfigurationException} naming the declaration or property
+ * and the value, so that nothing invalid reaches the hot path and nothing silently goes unlimited.
+ */
+final class LimitDefinitions {
+
+	private static final HttpMethod[] STANDARD_METHODS = HttpMethod.values();
+
+	private final RateLimitProperties properties;
+
+	private final BeanFactory beanFactory;
+
+	private final SpelExpressionParser parser = new SpelExpressionParser();
+
+	/** Where each policy name was declared, to reject a name declared twice. */
+	private final Map<String, String> sites = new LinkedHashMap<>();
+
+	/** Class-level declarations, shared by every handler method of the class. */
+	private final Map<Class<?>, EndpointLimits> classLimits = new HashMap<>();
+
+	LimitDefinitions(RateLimitProperties properties, BeanFactory beanFactory) {
+		this.properties = properties;
+		this.beanFactory = beanFactory;
+	}
+
+	/** Returns the limits of a handler method: its own declarations, else its class's, else none. */
+	synchronized @Nullable EndpointLimits forHandler(HandlerMethod handlerMethod) {
+		Class<?> beanType = handlerMethod.getBeanType();
+		Method method = handlerMethod.getMethod();
+		List<MergedAnnotation<RateLimited>> onMethod = declarations(
+				MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY));
+		if (!onMethod.isEmpty()) {
+			String site = "@RateLimited on " + beanType.getName() + "." + method.getName() + "("
+					+ StringUtils.arrayToCommaDelimitedString(
+							Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).toArray())
+					+ ")";
+			return declare(onMethod, beanType.getSimpleName() + "." + method.getName(), site,
+					ParameterBinding.of(handlerMethod));
+		}
+		List<MergedAnnotation<RateLimited>> onClass = declarations(
+				MergedAnnotations.from(beanType, SearchStrategy.TYPE_HIERARCHY));
+		if (onClass.isEmpty()) {
+			return null;
+		}
+		Class<?> declaringClass = (Class<?>) onClass.get(0).getSource();
+		Class<?> owner = (declaringClass != null) ? declaringClass : beanType;
+		EndpointLimits limits = this.classLimits.get(owner);
+		if (limits == null) {
+			limits = declare(onClass, owner.getSimpleName(), "@RateLimited on class " + owner.getName(), List.of());
+			this.classLimits.put(owner, limits);
+		}
+		return limits;
+	}
+
+	private static List<MergedAnnotation<RateLimited>> declarations(MergedAnnotations annotations) {
+		List<MergedAnnotation<RateLimited>> found = annotations.stream(RateLimited.class).toList();
+		if (found.isEmpty()) {
+			return found;
+		}
+		// the closest declaring element wins, as a method's own annotations replace those it overrides
+		Object source = found.get(0).getSource();
+		return found.stream().filter((annotation) -> annotation.getSource() == source).toList();
+	}
+
+	private EndpointLimits declare(List<MergedAnnotation<RateLimited>> annotations, String defaultName, String site,
+			List<ParameterBinding> bindings) {
+		List<RateLimitPolicy> policies = new ArrayList<>();
+		String keySpec = null;
+		String keySite = null;
+		for (int i = 0; i < annotations.size(); i++) {
+			MergedAnnotation<RateLimited> annotation = annotations.get(i);
+			String name = annotation.getString("name");
+			if (name.isEmpty()) {
+				name = (annotations.size() == 1) ? defaultName : defaultName + "." + (i + 1);
+			}
+			RateLimitProperties.Policy override = this.properties.getPolicies().get(name);
+			String where = site + ((override != null) ? " with ratelimit.policies." + name : "");
+			String action = "Fix the declaration, or its values under ratelimit.policies." + name + ".";
+			RateLimitPolicy policy = policy(where, action, annotation, name, override);
+			claim(policy.name(), site, action);
+			String key = normalizeKey((override != null && override.getKey() != null) ? override.getKey()
+					: annotation.getString("key"));
+			if (keySpec == null) {
+				keySpec = key;
+				keySite = where;
+			}
+			else if (!keySpec.equals(key)) {
+				throw new RateLimitConfigurationException(site + " stacks limits with different keys, '" + keySpec
+						+ "' (" + keySite + ") and '" + key + "' (" + where
+						+ "): stacked limits are decided together, for one key.",
+						"Give every limit of the declaration the same key.");
+			}
+			policies.add(policy);
+		}
+		return new EndpointLimits(policies, keySpec, keySource(keySpec, site, action(site), bindings));
+	}
+
+	private RateLimitPolicy policy(String where, String action, MergedAnnotation<RateLimited> annotation,
+			String name, RateLimitProperties.@Nullable Policy override) {
+		long limit = (override != null && override.getLimit() != null) ? override.getLimit()
+				: annotation.getLong("limit");
+		Duration window = (override != null && override.getWindow() != null) ? override.getWindow()
+				: parse("Invalid " + where + ": window ", action,
+						() -> RateLimitPolicy.parseWindow(annotation.getString("window")));
+		Algorithm algorithm = (override != null && override.getAlgorithm() != null) ? override.getAlgorithm()
+				: algorithm(where, action, annotation.getEnumArray("algorithm", Algorithm.class));
+		long declaredBurst = annotation.getLong("burst");
+		long burst = (override != null && override.getBurst() != null) ? override.getBurst()
+				: (declaredBurst != 0) ? declaredBurst : limit;
+		long cost = (override != null && override.getCost() != null) ? override.getCost()
+				: annotation.getLong("cost");
+		return parse("Invalid " + where + ": ", action,
+				() -> new RateLimitPolicy(name, algorithm, limit, window, burst, cost, 0));
+	}
+
+	private Algorithm algorithm(String where, String action, Algorithm[] declared) {
+		if (declared.length > 1) {
+			throw new RateLimitConfigurationException(
+					"Invalid " + where + ": algorithm names " + declared.length + " algorithms, at most one is allowed.",
+					action);
+		}
+		return (declared.length == 1) ? declared[0] : this.properties.getDefaultAlgorithm();
+	}
+
+	/** Returns the limits of every rule, in order. */
+	synchronized List<PathRule> rules() {
+		List<PathRule> rules = new ArrayList<>();
+		List<RateLimitProperties.Rule> declared = this.properties.getRules();
+		for (int i = 0; i < declared.size(); i++) {
+			rules.add(rule("ratelimit.rules[" + i + "]", declared.get(i), i));
+		}
+		return rules;
+	}
+
+	private PathRule rule(String property, RateLimitProperties.Rule rule, int index) {
+		String action = "Update " + property + " in your application's configuration.";
+		String path = required(property, action, "path", rule.getPath());
+		PathPattern pattern;
+		try {
+			pattern = PathPatternParser.defaultInstance.parse(path);
+		}
+		catch (PatternParseException ex) {
+			throw new RateLimitConfigurationException(
+					"Invalid " + property + ".path: '" + path + "' is not a path pattern: " + ex.getMessage(), action);
+		}
+		Set<String> methods = new LinkedHashSet<>();
+		for (String method : rule.getMethods()) {
+			methods.add(httpMethod(property, action, method));
+		}
+		long limit = required(property, action, "limit", rule.getLimit());
+		Duration window = required(property, action, "window", rule.getWindow());
+		Algorithm algorithm = (rule.getAlgorithm() != null) ? rule.getAlgorithm()
+				: this.properties.getDefaultAlgorithm();
+		long burst = (rule.getBurst() != null) ? rule.getBurst() : limit;
+		String name = (rule.getName() != null) ? rule.getName() : "rule-" + index;
+		RateLimitPolicy policy = parse("Invalid " + property + ": ", action,
+				() -> new RateLimitPolicy(name, algorithm, limit, window, burst, rule.getCost(), 0));
+		claim(name, property, action);
+		String keySpec = normalizeKey(rule.getKey());
+		KeySource key = keySource(keySpec, property + ".key", action, List.of());
+		return new PathRule(pattern, methods, new EndpointLimits(List.of(policy), keySpec, key));
+	}
+
+	private static String httpMethod(String property, String action, String method) {
+		String upper = method.trim().toUpperCase(Locale.ROOT);
+		for (HttpMethod standard : STANDARD_METHODS) {
+			if (standard.name().equals(upper)) {
+				return upper;
+			}
+		}
+		throw new RateLimitConfigurationException(
+				"Invalid " + property + ".methods: '" + method + "' is not an HTTP method.", action);
+	}
+
+	private static <T> T required(String property, String action, String field, @Nullable T value) {
+		if (value == null || (value instanceof String text && text.isBlank())) {
+			throw new RateLimitConfigurationException(property + "." + field + " is required.", action);
+		}
+		return value;
+	}
+
+	/** Checks, once every declaration was seen, that each policy override matches a declaration. */
+	synchronized void checkOverrides() {
+		for (String name : this.properties.getPolicies().keySet()) {
+			String site = this.sites.get(name);
+			if (site == null || site.startsWith("ratelimit.rules")) {
+				throw new RateLimitConfigurationException(
+						"ratelimit.policies." + name + " overrides no @RateLimited policy; declared policies: "
+								+ this.sites.keySet() + ".",
+						"Use the name of a @RateLimited policy, written as ratelimit.policies.[" + name
+								+ "] when it contains dots, or remove the override.");
+			}
+		}
+	}
+
+	private void claim(String name, String site, String action) {
+		String previous = this.sites.putIfAbsent(name, site);
+		if (previous != null && !previous.equals(site)) {
+			throw new RateLimitConfigurationException("Policy name '" + name + "' is declared twice: by " + previous
+					+ " and by " + site + ". Each policy's name identifies its state, headers and metrics.", action
+							+ " Give each policy a distinct name.");
+		}
+	}
+
+	private static String normalizeKey(String key) {
+		String trimmed = key.trim();
+		return trimmed.isEmpty() ? "ip" : trimmed;
+	}
+
+	private KeySource keySource(String spec, String site, String action, List<ParameterBinding> bindings) {
+		if (spec.equals("ip")) {
+			return KeySource.clientAddress();
+		}
+		if (spec.equals("user")) {
+			return KeySource.user();
+		}
+		if (spec.startsWith("header:") && spec.length() > "header:".length()) {
+			return KeySource.header(spec.substring("header:".length()).trim());
+		}
+		if (spec.startsWith("bean:") && spec.length() > "bean:".length()) {
+			String bean = spec.substring("bean:".length()).trim();
+			try {
+				return KeySource.resolver(this.beanFactory.getBean(bean, KeyResolver.class));
+			}
+			catch (BeansException ex) {
+				throw new RateLimitConfigurationException("Invalid key of " + site + ": '" + spec
+						+ "' names no KeyResolver bean: " + ex.getMessage(),
+						"Define a KeyResolver bean named '" + bean + "', or fix the name.");
+			}
+		}
+		if (spec.startsWith("spel:") && spec.length() > "spel:".length()) {
+			String text = spec.substring("spel:".length());
+			try {
+				Expression expression = this.parser.parseExpression(text);
+				return KeySource.expression(expression, bindings);
+			}
+			catch (ParseException ex) {
+				throw new RateLimitConfigurationException(
+						"Invalid key of " + site + ": '" + text + "' is not a SpEL expression: " + ex.getMessage(),
+						action);
+			}
+		}
+		throw new RateLimitConfigurationException("Invalid key of " + site + ": '" + spec
+				+ "' is not a key; use ip, user, header:<name>, bean:<name> or spel:<expression>.", action);
+	}
+
+	private static String action(String site) {
+		return "Fix the key of " + site + ", or override it with ratelimit.policies.<name>.key.";
+	}
+
+	private static <T> T parse(String description, String action, Supplier<T> parse) {
+		try {
+			return parse.get();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException(description + ex.getMessage(), action);
+		}
+	}
+
+}

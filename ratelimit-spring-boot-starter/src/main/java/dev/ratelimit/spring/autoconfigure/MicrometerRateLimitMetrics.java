@@ -1,0 +1,105 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import dev.ratelimit.core.RateLimitPolicy;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ObjectProvider;
+
+/**
+ * Publishes {@code ratelimit.decisions}, a counter tagged with the policy and the outcome ({@code allowed},
+ * {@code rejected}, or {@code store_failure} when the Redis store's failure policy decided instead of Redis), and
+ * {@code ratelimit.decision.latency}, a timer of how long the store takes to decide, tagged with the store.
+ * Keys are never tags: there are as many as clients.
+ */
+final class MicrometerRateLimitMetrics implements RateLimitMetrics {
+
+	static final String DECISIONS = "ratelimit.decisions";
+
+	static final String LATENCY = "ratelimit.decision.latency";
+
+	private static final int ALLOWED = 0;
+
+	private static final int REJECTED = 1;
+
+	private static final int STORE_FAILURE = 2;
+
+	private final ObjectProvider<MeterRegistry> registries;
+
+	private final String store;
+
+	private final Map<String, Counter[]> counters = new ConcurrentHashMap<>();
+
+	private volatile @Nullable MeterRegistry registry;
+
+	private volatile boolean resolved;
+
+	private volatile @Nullable Timer latency;
+
+	MicrometerRateLimitMetrics(ObjectProvider<MeterRegistry> registries, String store) {
+		this.registries = registries;
+		this.store = store;
+	}
+
+	@Override
+	public void record(List<RateLimitPolicy> policies, boolean allowed, long nanos) {
+		MeterRegistry registry = registry();
+		if (registry == null) {
+			return;
+		}
+		count(registry, policies, allowed ? ALLOWED : REJECTED);
+		Timer latency = this.latency;
+		if (latency == null) {
+			latency = Timer.builder(LATENCY)
+				.description("Time taken by the store to decide a request")
+				.tag("store", this.store)
+				.register(registry);
+			this.latency = latency;
+		}
+		latency.record(nanos, TimeUnit.NANOSECONDS);
+	}
+
+	@Override
+	public void storeFailure(List<RateLimitPolicy> policies) {
+		MeterRegistry registry = registry();
+		if (registry != null) {
+			count(registry, policies, STORE_FAILURE);
+		}
+	}
+
+	private void count(MeterRegistry registry, List<RateLimitPolicy> policies, int outcome) {
+		for (RateLimitPolicy policy : policies) {
+			this.counters.computeIfAbsent(policy.name(), (name) -> counters(registry, name))[outcome].increment();
+		}
+	}
+
+	/** The registry is looked up at the first decision, when every bean exists. */
+	private @Nullable MeterRegistry registry() {
+		if (!this.resolved) {
+			this.registry = this.registries.getIfUnique();
+			this.resolved = true;
+		}
+		return this.registry;
+	}
+
+	private static Counter[] counters(MeterRegistry registry, String policy) {
+		return new Counter[] { counter(registry, policy, "allowed"), counter(registry, policy, "rejected"),
+				counter(registry, policy, "store_failure") };
+	}
+
+	private static Counter counter(MeterRegistry registry, String policy, String outcome) {
+		return Counter.builder(DECISIONS)
+			.description("Requests decided by rate limiting")
+			.tag("policy", policy)
+			.tag("outcome", outcome)
+			.register(registry);
+	}
+
+}

@@ -1,0 +1,136 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.util.Locale;
+
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.TimeSource;
+import dev.ratelimit.core.memory.InMemoryRateLimitStore;
+import dev.ratelimit.core.redis.RedisRateLimitStore;
+import dev.ratelimit.spring.redis.SpringDataRedisScriptExecutor;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+
+/**
+ * Auto-configuration of the {@link RateLimitStore}: in memory by default, in Redis with
+ * {@code ratelimit.store=redis} through the application's Spring Data Redis connection; and, with Micrometer,
+ * decision metrics.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RateLimitProperties.class)
+public final class RateLimitAutoConfiguration {
+
+	private static final String REDIS_CONNECTION_FACTORY = "org.springframework.data.redis.connection.RedisConnectionFactory";
+
+	@Bean
+	@ConditionalOnMissingBean
+	TimeSource rateLimitTimeSource() {
+		return TimeSource.system();
+	}
+
+	static InMemoryRateLimitStore inMemoryStore(RateLimitProperties properties, TimeSource timeSource) {
+		try {
+			return InMemoryRateLimitStore.builder().timeSource(timeSource).maxKeys(properties.getMaxKeys()).build();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException("Invalid ratelimit.max-keys: " + ex.getMessage(),
+					"Update ratelimit.max-keys in your application's configuration.");
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(name = "ratelimit.store", havingValue = "memory", matchIfMissing = true)
+	static class InMemoryStoreConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(RateLimitStore.class)
+		InMemoryRateLimitStore rateLimitStore(RateLimitProperties properties, TimeSource timeSource) {
+			return inMemoryStore(properties, timeSource);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(name = "ratelimit.store", havingValue = "redis")
+	@ConditionalOnClass(name = REDIS_CONNECTION_FACTORY)
+	static class RedisStoreConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(RateLimitStore.class)
+		RedisRateLimitStore rateLimitStore(RateLimitProperties properties, TimeSource timeSource,
+				ObjectProvider<ReactiveRedisConnectionFactory> connectionFactory,
+				ObjectProvider<RateLimitMetrics> metrics,
+				ObjectProvider<RedisRateLimitStoreBuilderCustomizer> customizers) {
+			ReactiveRedisConnectionFactory connections = connectionFactory.getIfAvailable();
+			if (connections == null) {
+				throw new RateLimitConfigurationException(
+						"ratelimit.store is redis, but there is no Redis connection: no ReactiveRedisConnectionFactory bean is defined.",
+						"Let Spring Boot connect with Lettuce (spring-boot-starter-data-redis and spring.data.redis.*), define a ReactiveRedisConnectionFactory bean, or set ratelimit.store=memory.");
+			}
+			RateLimitProperties.Redis redis = properties.getRedis();
+			RateLimitMetrics recorder = metrics.getIfAvailable(() -> RateLimitMetrics.NONE);
+			RedisRateLimitStore.Builder builder = RedisRateLimitStore
+				.builder(new SpringDataRedisScriptExecutor(connections))
+				.failurePolicy(redis.getFailurePolicy())
+				.fallback(inMemoryStore(properties, timeSource))
+				.onFailure((policies, cause) -> recorder.storeFailure(policies));
+			try {
+				builder.keyPrefix(redis.getKeyPrefix());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new RateLimitConfigurationException("Invalid ratelimit.redis.key-prefix: " + ex.getMessage(),
+						"Update ratelimit.redis.key-prefix in your application's configuration.");
+			}
+			try {
+				builder.timeout(redis.getTimeout());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new RateLimitConfigurationException("Invalid ratelimit.redis.timeout: " + ex.getMessage(),
+						"Update ratelimit.redis.timeout in your application's configuration.");
+			}
+			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+			return builder.build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(name = "ratelimit.store", havingValue = "redis")
+	@ConditionalOnMissingClass(REDIS_CONNECTION_FACTORY)
+	static class MissingRedisConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(RateLimitStore.class)
+		RateLimitStore rateLimitStore() {
+			throw new RateLimitConfigurationException(
+					"ratelimit.store is redis, but Spring Data Redis is not on the classpath.",
+					"Add org.springframework.boot:spring-boot-starter-data-redis to the application, or set ratelimit.store=memory.");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	static class MetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		MicrometerRateLimitMetrics rateLimitMetrics(ObjectProvider<MeterRegistry> registries,
+				RateLimitProperties properties) {
+			return new MicrometerRateLimitMetrics(registries, properties.getStore().name().toLowerCase(Locale.ROOT));
+		}
+
+	}
+
+}

@@ -1,0 +1,405 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.redis.FailurePolicy;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration properties of rate limiting, under {@code ratelimit}.
+ */
+@ConfigurationProperties("ratelimit")
+public class RateLimitProperties {
+
+	/**
+	 * Whether to enable rate limiting.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Store that keeps the state of every key.
+	 */
+	private StoreType store = StoreType.MEMORY;
+
+	/**
+	 * Algorithm of the limits that do not name one.
+	 */
+	private Algorithm defaultAlgorithm = Algorithm.GCRA;
+
+	/**
+	 * Maximum number of keys that the in-memory store tracks across all policies. Beyond it, new keys share
+	 * one quota per policy until idle keys are forgotten.
+	 */
+	private int maxKeys = 100_000;
+
+	private final Redis redis = new Redis();
+
+	private final Headers headers = new Headers();
+
+	/**
+	 * Overrides of @RateLimited declarations, by policy name.
+	 */
+	private Map<String, Policy> policies = new LinkedHashMap<>();
+
+	/**
+	 * Limits of requests matched by path. A request whose handler carries no @RateLimited takes the limit of
+	 * the first rule it matches.
+	 */
+	private List<Rule> rules = new ArrayList<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public StoreType getStore() {
+		return this.store;
+	}
+
+	public void setStore(StoreType store) {
+		this.store = store;
+	}
+
+	public Algorithm getDefaultAlgorithm() {
+		return this.defaultAlgorithm;
+	}
+
+	public void setDefaultAlgorithm(Algorithm defaultAlgorithm) {
+		this.defaultAlgorithm = defaultAlgorithm;
+	}
+
+	public int getMaxKeys() {
+		return this.maxKeys;
+	}
+
+	public void setMaxKeys(int maxKeys) {
+		this.maxKeys = maxKeys;
+	}
+
+	public Redis getRedis() {
+		return this.redis;
+	}
+
+	public Headers getHeaders() {
+		return this.headers;
+	}
+
+	public Map<String, Policy> getPolicies() {
+		return this.policies;
+	}
+
+	public void setPolicies(Map<String, Policy> policies) {
+		this.policies = policies;
+	}
+
+	public List<Rule> getRules() {
+		return this.rules;
+	}
+
+	public void setRules(List<Rule> rules) {
+		this.rules = rules;
+	}
+
+	/**
+	 * Where the state of every key is kept.
+	 */
+	public enum StoreType {
+
+		/** In this JVM: exact for one instance, each instance of a fleet counting on its own. */
+		MEMORY,
+
+		/** In Redis, through the application's Spring Data Redis connection, shared by the whole fleet. */
+		REDIS
+
+	}
+
+	/**
+	 * Properties of the Redis store.
+	 */
+	public static class Redis {
+
+		/**
+		 * Prefix of every key that the store writes to Redis.
+		 */
+		private String keyPrefix = "ratelimit:";
+
+		/**
+		 * Longest wait for Redis before the failure policy decides instead.
+		 */
+		private Duration timeout = Duration.ofMillis(100);
+
+		/**
+		 * What decides while Redis fails or does not answer in time: an in-memory store of this instance
+		 * (local), or allowing (allow) or denying (deny) every request.
+		 */
+		private FailurePolicy failurePolicy = FailurePolicy.LOCAL;
+
+		public String getKeyPrefix() {
+			return this.keyPrefix;
+		}
+
+		public void setKeyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
+
+		public FailurePolicy getFailurePolicy() {
+			return this.failurePolicy;
+		}
+
+		public void setFailurePolicy(FailurePolicy failurePolicy) {
+			this.failurePolicy = failurePolicy;
+		}
+
+	}
+
+	/**
+	 * Properties of the response headers.
+	 */
+	public static class Headers {
+
+		/**
+		 * Whether to add the legacy X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset headers next
+		 * to RateLimit-Policy and RateLimit.
+		 */
+		private boolean legacy;
+
+		public boolean isLegacy() {
+			return this.legacy;
+		}
+
+		public void setLegacy(boolean legacy) {
+			this.legacy = legacy;
+		}
+
+	}
+
+	/**
+	 * Values replacing those of a @RateLimited declaration; unset values keep the declaration's.
+	 */
+	public static class Policy {
+
+		/**
+		 * Permits per window.
+		 */
+		private @Nullable Long limit;
+
+		/**
+		 * Window of the limit.
+		 */
+		private @Nullable Duration window;
+
+		/**
+		 * Algorithm deciding each request.
+		 */
+		private @Nullable Algorithm algorithm;
+
+		/**
+		 * Capacity of the bucket algorithms and queue length of the leaky bucket.
+		 */
+		private @Nullable Long burst;
+
+		/**
+		 * Permits each request takes.
+		 */
+		private @Nullable Long cost;
+
+		/**
+		 * Key of the limit: ip, user, header:<name>, bean:<name> or spel:<expression>.
+		 */
+		private @Nullable String key;
+
+		public @Nullable Long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable Long limit) {
+			this.limit = limit;
+		}
+
+		public @Nullable Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(@Nullable Duration window) {
+			this.window = window;
+		}
+
+		public @Nullable Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(@Nullable Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public @Nullable Long getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(@Nullable Long burst) {
+			this.burst = burst;
+		}
+
+		public @Nullable Long getCost() {
+			return this.cost;
+		}
+
+		public void setCost(@Nullable Long cost) {
+			this.cost = cost;
+		}
+
+		public @Nullable String getKey() {
+			return this.key;
+		}
+
+		public void setKey(@Nullable String key) {
+			this.key = key;
+		}
+
+	}
+
+	/**
+	 * A limit applied to the requests matching a path pattern.
+	 */
+	public static class Rule {
+
+		/**
+		 * Path pattern of the requests to limit, such as /api/** or /api/{tenant}/**, relative to the context
+		 * path.
+		 */
+		private @Nullable String path;
+
+		/**
+		 * HTTP methods of the requests to limit. All methods when empty.
+		 */
+		private List<String> methods = new ArrayList<>();
+
+		/**
+		 * Permits per window.
+		 */
+		private @Nullable Long limit;
+
+		/**
+		 * Window of the limit.
+		 */
+		private @Nullable Duration window;
+
+		/**
+		 * Algorithm deciding each request. Defaults to ratelimit.default-algorithm.
+		 */
+		private @Nullable Algorithm algorithm;
+
+		/**
+		 * Capacity of the bucket algorithms and queue length of the leaky bucket. Defaults to the limit.
+		 */
+		private @Nullable Long burst;
+
+		/**
+		 * Permits each request takes.
+		 */
+		private long cost = 1;
+
+		/**
+		 * Key of the limit: ip, user, header:<name>, bean:<name> or spel:<expression>, where the expression
+		 * sees the path's template variables by name.
+		 */
+		private String key = "ip";
+
+		/**
+		 * Name of the policy in headers and metrics. Defaults to "rule-" and the rule's index.
+		 */
+		private @Nullable String name;
+
+		public @Nullable String getPath() {
+			return this.path;
+		}
+
+		public void setPath(@Nullable String path) {
+			this.path = path;
+		}
+
+		public List<String> getMethods() {
+			return this.methods;
+		}
+
+		public void setMethods(List<String> methods) {
+			this.methods = methods;
+		}
+
+		public @Nullable Long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable Long limit) {
+			this.limit = limit;
+		}
+
+		public @Nullable Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(@Nullable Duration window) {
+			this.window = window;
+		}
+
+		public @Nullable Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(@Nullable Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public @Nullable Long getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(@Nullable Long burst) {
+			this.burst = burst;
+		}
+
+		public long getCost() {
+			return this.cost;
+		}
+
+		public void setCost(long cost) {
+			this.cost = cost;
+		}
+
+		public String getKey() {
+			return this.key;
+		}
+
+		public void setKey(String key) {
+			this.key = key;
+		}
+
+		public @Nullable String getName() {
+			return this.name;
+		}
+
+		public void setName(@Nullable String name) {
+			this.name = name;
+		}
+
+	}
+
+}

@@ -1,0 +1,9 @@
+/**
+ * What an application writes to rate limit its endpoints: the {@link dev.ratelimit.spring.RateLimited}
+ * annotation, the {@link dev.ratelimit.spring.KeyResolver} callback for keys of its own, and the
+ * {@link dev.ratelimit.spring.RateLimitExceededHandler} that shapes the body of a rejected request.
+ */
+@NullMarked
+package dev.ratelimit.spring;
+
+import org.jspecify.annotations.NullMarked;

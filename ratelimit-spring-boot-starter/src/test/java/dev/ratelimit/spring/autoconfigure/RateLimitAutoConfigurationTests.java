@@ -1,0 +1,162 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.TimeSource;
+import dev.ratelimit.core.memory.InMemoryRateLimitStore;
+import dev.ratelimit.core.redis.RedisRateLimitStore;
+import dev.ratelimit.spring.RateLimitExceededHandler;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests of the conditions of the auto-configurations.
+ */
+class RateLimitAutoConfigurationTests {
+
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
+				RateLimitWebMvcAutoConfiguration.class, WebMvcAutoConfiguration.class));
+
+	@Test
+	void configuresInMemoryStoreAndInterceptorByDefault() {
+		this.runner.run((context) -> assertThat(context).hasSingleBean(InMemoryRateLimitStore.class)
+			.hasSingleBean(TimeSource.class)
+			.hasSingleBean(RateLimitInterceptor.class)
+			.hasSingleBean(RateLimitWebMvcConfigurer.class)
+			.hasSingleBean(RateLimitExceededHandler.class)
+			.hasSingleBean(MicrometerRateLimitMetrics.class));
+	}
+
+	@Test
+	void backsOffEntirelyWhenDisabled() {
+		this.runner.withPropertyValues("ratelimit.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(RateLimitStore.class)
+				.doesNotHaveBean(RateLimitInterceptor.class)
+				.doesNotHaveBean(RateLimitProperties.class));
+	}
+
+	@Test
+	void keepsTheStoreButNoInterceptorOutsideServletWebApplications() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
+				RateLimitWebMvcAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasSingleBean(RateLimitStore.class)
+				.doesNotHaveBean(RateLimitInterceptor.class));
+	}
+
+	@Test
+	void usesTheApplicationsStore() {
+		RateLimitStore store = new RateLimitStore() {
+
+			@Override
+			public RateLimiter limiter(RateLimitPolicy policy) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public List<Decision> decideAll(String key, List<RateLimitPolicy> policies) {
+				throw new UnsupportedOperationException();
+			}
+
+		};
+		this.runner.withBean(RateLimitStore.class, () -> store)
+			.run((context) -> assertThat(context).getBean(RateLimitStore.class).isSameAs(store));
+	}
+
+	@Test
+	void usesTheApplicationsTimeSourceAndHandler() {
+		ManualTimeSource time = new ManualTimeSource();
+		RateLimitExceededHandler handler = (request, rejection) -> rejection.toProblemDetail();
+		this.runner.withBean(ManualTimeSource.class, () -> time)
+			.withBean(RateLimitExceededHandler.class, () -> handler)
+			.run((context) -> {
+				assertThat(context).getBean(TimeSource.class).isSameAs(time);
+				assertThat(context).getBean(RateLimitExceededHandler.class).isSameAs(handler);
+			});
+	}
+
+	@Test
+	void appliesMaxKeysToTheInMemoryStore() {
+		this.runner.withBean(ManualTimeSource.class, ManualTimeSource::new)
+			.withPropertyValues("ratelimit.max-keys=2")
+			.run((context) -> {
+				InMemoryRateLimitStore store = context.getBean(InMemoryRateLimitStore.class);
+				RateLimiter limiter = store.limiter(RateLimitPolicy.of("p", dev.ratelimit.core.Algorithm.GCRA, 1,
+						java.time.Duration.ofSeconds(10)));
+				limiter.decide("a");
+				limiter.decide("b");
+				limiter.decide("c");
+				assertThat(store.size()).isEqualTo(2);
+			});
+	}
+
+	@Test
+	void worksWithoutMicrometer() {
+		this.runner.withClassLoader(new FilteredClassLoader("io.micrometer"))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RateLimitInterceptor.class)
+				.doesNotHaveBean(MicrometerRateLimitMetrics.class));
+	}
+
+	@Test
+	void worksWithoutRedisOnTheClasspath() {
+		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(InMemoryRateLimitStore.class));
+	}
+
+	@Test
+	void configuresRedisStoreOnTheApplicationsRedisConnection() {
+		List<RedisRateLimitStore.Builder> customized = new ArrayList<>();
+		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+			.withBean(RedisRateLimitStoreBuilderCustomizer.class, () -> customized::add)
+			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.failure-policy=deny")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RedisRateLimitStore.class).hasSingleBean(RateLimitStore.class);
+				assertThat(customized).hasSize(1);
+			});
+	}
+
+	@Test
+	void failsClearlyWhenRedisStoreIsAskedWithoutARedisConnection() {
+		this.runner.withPropertyValues("ratelimit.store=redis")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.hasMessage("ratelimit.store is redis, but there is no Redis connection: "
+						+ "no ReactiveRedisConnectionFactory bean is defined."));
+	}
+
+	@Test
+	void failsClearlyOnAnInvalidRedisKeyPrefix() {
+		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.key-prefix={app}:")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageStartingWith("Invalid ratelimit.redis.key-prefix: keyPrefix '{app}:' must not contain braces"));
+	}
+
+	@Test
+	void failsClearlyWhenRedisStoreIsAskedWithoutSpringDataRedis() {
+		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
+			.withPropertyValues("ratelimit.store=redis")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.hasMessage("ratelimit.store is redis, but Spring Data Redis is not on the classpath."));
+	}
+
+}

@@ -1,0 +1,104 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.spring.RateLimited;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+
+/**
+ * Tests on a real server what a mock one does not do: error dispatches, and the console report of a
+ * configuration mistake.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class RateLimitServerIT {
+
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	@Test
+	void neverLimitsTheErrorDispatchOfARequest() throws Exception {
+		try (ConfigurableApplicationContext context = SpringApplication.run(App.class, "--server.port=0",
+				"--ratelimit.rules[0].path=/**", "--ratelimit.rules[0].limit=2", "--ratelimit.rules[0].window=1m")) {
+			int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+			// each failing request is dispatched again to /error, which the rule matches too
+			assertThat(status(port, "/boom")).isEqualTo(500);
+			assertThat(status(port, "/boom")).isEqualTo(500);
+			assertThat(status(port, "/boom")).isEqualTo(429);
+		}
+	}
+
+	@Test
+	void reportsAMistakeWithoutAStackTrace(CapturedOutput output) {
+		assertThatException().isThrownBy(() -> SpringApplication.run(BadApp.class, "--server.port=0"));
+		assertThat(output).contains("APPLICATION FAILED TO START", "Description:",
+				"Invalid @RateLimited on " + BadController.class.getName()
+						+ ".get(): window '10 seconds' is not a duration",
+				"Action:", "Fix the declaration, or its values under ratelimit.policies.BadController.get.")
+			.doesNotContain("\tat dev.ratelimit");
+	}
+
+	private int status(int port, String path) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build();
+		return this.http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import(BoomController.class)
+	static class App {
+
+		@Bean
+		ManualTimeSource timeSource() {
+			return new ManualTimeSource();
+		}
+
+	}
+
+	@RestController
+	static class BoomController {
+
+		@GetMapping("/boom")
+		String boom() {
+			throw new IllegalStateException("boom");
+		}
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import(BadController.class)
+	static class BadApp {
+
+	}
+
+	@RestController
+	static class BadController {
+
+		@GetMapping("/bad")
+		@RateLimited(limit = 10, window = "10 seconds")
+		String get() {
+			return "never";
+		}
+
+	}
+
+}

@@ -1,0 +1,284 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import dev.ratelimit.spring.RateLimited;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests that every kind of invalid limit stops the start with a message naming where it is and the value.
+ */
+class StartupFailureTests {
+
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
+				RateLimitWebMvcAutoConfiguration.class, WebMvcAutoConfiguration.class));
+
+	@Test
+	void rejectsUnparsableWindow() {
+		assertFailure(BadWindow.class, "Invalid @RateLimited on " + BadWindow.class.getName()
+				+ ".get(): window '10x' is not a duration: use a whole number with ms, s, m, h or d (500ms, 10s, 1m, 1h, 1d) or ISO-8601 (PT10S)");
+	}
+
+	@Test
+	void rejectsZeroLimit() {
+		assertFailure(ZeroLimit.class, "Invalid @RateLimited on " + ZeroLimit.class.getName()
+				+ ".get(): limit of policy 'ZeroLimit.get' must be at least 1, was 0");
+	}
+
+	@Test
+	void rejectsMoreThanOneAlgorithm() {
+		assertFailure(TwoAlgorithms.class, "Invalid @RateLimited on " + TwoAlgorithms.class.getName()
+				+ ".get(): algorithm names 2 algorithms, at most one is allowed.");
+	}
+
+	@Test
+	void rejectsDuplicatePolicyName() {
+		String controller = "@RateLimited on " + DuplicateName.class.getName();
+		this.runner.withUserConfiguration(DuplicateName.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.message()
+				.startsWith("Policy name 'shared' is declared twice: by " + controller)
+				.contains(controller + ".a()", controller + ".b()")
+				.endsWith(". Each policy's name identifies its state, headers and metrics."));
+	}
+
+	@Test
+	void rejectsUnparsableExpression() {
+		assertFailure(BadExpression.class, "Invalid key of @RateLimited on " + BadExpression.class.getName()
+				+ ".get(): '#request.(' is not a SpEL expression: ");
+	}
+
+	@Test
+	void rejectsUnknownResolverBean() {
+		assertFailure(UnknownResolver.class, "Invalid key of @RateLimited on " + UnknownResolver.class.getName()
+				+ ".get(): 'bean:nowhere' names no KeyResolver bean: ");
+	}
+
+	@Test
+	void rejectsUnknownKind() {
+		assertFailure(UnknownKey.class, "Invalid key of @RateLimited on " + UnknownKey.class.getName()
+				+ ".get(): 'session' is not a key; use ip, user, header:<name>, bean:<name> or spel:<expression>.");
+	}
+
+	@Test
+	void rejectsStackedLimitsWithDifferentKeys() {
+		assertFailure(MixedKeys.class, "@RateLimited on " + MixedKeys.class.getName()
+				+ ".get() stacks limits with different keys, 'ip' (@RateLimited on " + MixedKeys.class.getName()
+				+ ".get()) and 'user' (@RateLimited on " + MixedKeys.class.getName() + ".get())");
+	}
+
+	@Test
+	void rejectsInvalidOverride() {
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.policies.valid.limit=0")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessage("Invalid @RateLimited on " + Valid.class.getName()
+						+ ".get() with ratelimit.policies.valid: limit of policy 'valid' must be at least 1, was 0"));
+	}
+
+	@Test
+	void rejectsOverrideOfUnknownPolicy() {
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.policies.vaild.limit=5")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessage("ratelimit.policies.vaild overrides no @RateLimited policy; declared policies: [valid]."));
+	}
+
+	@Test
+	void rejectsUnknownAlgorithmInProperties() {
+		this.runner.withPropertyValues("ratelimit.default-algorithm=LEAKY")
+			.run((context) -> assertThat(messages(context.getStartupFailure()))
+				.contains("Failed to bind properties under 'ratelimit.default-algorithm'", "LEAKY"));
+	}
+
+	@Test
+	void rejectsNonPositiveMaxKeys() {
+		this.runner.withPropertyValues("ratelimit.max-keys=0")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessage("Invalid ratelimit.max-keys: maxKeys must be at least 1, was 0"));
+	}
+
+	@Test
+	void rejectsRuleWithoutPath() {
+		assertRuleFailure("ratelimit.rules[0].path is required.", "ratelimit.rules[0].limit=1",
+				"ratelimit.rules[0].window=1s");
+	}
+
+	@Test
+	void rejectsRuleWithZeroLimit() {
+		assertRuleFailure("Invalid ratelimit.rules[0]: limit of policy 'rule-0' must be at least 1, was 0",
+				"ratelimit.rules[0].path=/api/**", "ratelimit.rules[0].limit=0", "ratelimit.rules[0].window=1s");
+	}
+
+	@Test
+	void rejectsRuleWithBadPattern() {
+		assertRuleFailure("Invalid ratelimit.rules[0].path: '/api/{id' is not a path pattern: ",
+				"ratelimit.rules[0].path=/api/{id", "ratelimit.rules[0].limit=1", "ratelimit.rules[0].window=1s");
+	}
+
+	@Test
+	void rejectsRuleWithUnknownMethod() {
+		assertRuleFailure("Invalid ratelimit.rules[0].methods: 'FETCH' is not an HTTP method.",
+				"ratelimit.rules[0].path=/api/**", "ratelimit.rules[0].methods=GET,FETCH",
+				"ratelimit.rules[0].limit=1", "ratelimit.rules[0].window=1s");
+	}
+
+	@Test
+	void rejectsRuleWithBadWindow() {
+		this.runner
+			.withPropertyValues("ratelimit.rules[0].path=/api/**", "ratelimit.rules[0].limit=1",
+					"ratelimit.rules[0].window=10x")
+			.run((context) -> assertThat(messages(context.getStartupFailure()))
+				.contains("Failed to bind properties under 'ratelimit.rules[0].window'", "10x"));
+	}
+
+	@Test
+	void describesTheFailureWithoutStackTrace() {
+		this.runner.withUserConfiguration(ZeroLimit.class).run((context) -> {
+			FailureAnalysis analysis = new RateLimitFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).startsWith("Invalid @RateLimited on " + ZeroLimit.class.getName());
+			assertThat(analysis.getAction())
+				.isEqualTo("Fix the declaration, or its values under ratelimit.policies.ZeroLimit.get.");
+		});
+	}
+
+	private void assertFailure(Class<?> controller, String message) {
+		this.runner.withUserConfiguration(controller)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.message()
+				.startsWith(message));
+	}
+
+	private void assertRuleFailure(String message, String... properties) {
+		this.runner.withPropertyValues(properties)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.message()
+				.startsWith(message));
+	}
+
+	private static Throwable rootCause(Throwable failure) {
+		Throwable cause = failure;
+		while (cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+	private static String messages(Throwable failure) {
+		StringBuilder messages = new StringBuilder();
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			messages.append(cause.getMessage()).append('\n');
+		}
+		return messages.toString();
+	}
+
+	@RestController
+	static class Valid {
+
+		@GetMapping("/valid")
+		@RateLimited(limit = 1, window = "1s", name = "valid")
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class BadWindow {
+
+		@GetMapping("/bad-window")
+		@RateLimited(limit = 1, window = "10x")
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class ZeroLimit {
+
+		@GetMapping("/zero")
+		@RateLimited(limit = 0, window = "10s")
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class TwoAlgorithms {
+
+		@GetMapping("/two")
+		@RateLimited(limit = 1, window = "10s",
+				algorithm = { dev.ratelimit.core.Algorithm.GCRA, dev.ratelimit.core.Algorithm.SLIDING_LOG })
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class DuplicateName {
+
+		@GetMapping("/a")
+		@RateLimited(limit = 1, window = "10s", name = "shared")
+		void a() {
+		}
+
+		@GetMapping("/b")
+		@RateLimited(limit = 1, window = "10s", name = "shared")
+		void b() {
+		}
+
+	}
+
+	@RestController
+	static class BadExpression {
+
+		@GetMapping("/spel")
+		@RateLimited(limit = 1, window = "10s", key = "spel:#request.(")
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class UnknownResolver {
+
+		@GetMapping("/resolver")
+		@RateLimited(limit = 1, window = "10s", key = "bean:nowhere")
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class UnknownKey {
+
+		@GetMapping("/unknown-key")
+		@RateLimited(limit = 1, window = "10s", key = "session")
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class MixedKeys {
+
+		@GetMapping("/mixed")
+		@RateLimited(limit = 1, window = "10s")
+		@RateLimited(limit = 5, window = "1m", key = "user")
+		void get() {
+		}
+
+	}
+
+}

@@ -1,0 +1,92 @@
+package dev.ratelimit.sample;
+
+import java.security.Principal;
+
+import dev.ratelimit.spring.RateLimited;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import static dev.ratelimit.core.Algorithm.FIXED_WINDOW;
+import static dev.ratelimit.core.Algorithm.GCRA;
+import static dev.ratelimit.core.Algorithm.LEAKY_BUCKET;
+import static dev.ratelimit.core.Algorithm.SLIDING_LOG;
+import static dev.ratelimit.core.Algorithm.SLIDING_WINDOW_COUNTER;
+import static dev.ratelimit.core.Algorithm.TOKEN_BUCKET;
+
+/**
+ * The article's limit, 10 requests per 10 seconds by client address, under each algorithm, and the other ways
+ * to declare a limit.
+ */
+@RestController
+@RequestMapping("/demo")
+public class DemoController {
+
+	@GetMapping("/fixed-window")
+	@RateLimited(limit = 10, window = "10s", algorithm = FIXED_WINDOW)
+	String fixedWindow() {
+		return "fixed window\n";
+	}
+
+	@GetMapping("/sliding-log")
+	@RateLimited(limit = 10, window = "10s", algorithm = SLIDING_LOG)
+	String slidingLog() {
+		return "sliding log\n";
+	}
+
+	@GetMapping("/sliding-window-counter")
+	@RateLimited(limit = 10, window = "10s", algorithm = SLIDING_WINDOW_COUNTER)
+	String slidingWindowCounter() {
+		return "sliding window counter\n";
+	}
+
+	@GetMapping("/token-bucket")
+	@RateLimited(limit = 10, window = "10s", algorithm = TOKEN_BUCKET)
+	String tokenBucket() {
+		return "token bucket\n";
+	}
+
+	/** Rejects when its queue of 10 is full; admitted requests are not made to wait yet. */
+	@GetMapping("/leaky-bucket")
+	@RateLimited(limit = 10, window = "10s", algorithm = LEAKY_BUCKET)
+	String leakyBucket() {
+		return "leaky bucket\n";
+	}
+
+	@GetMapping("/gcra")
+	@RateLimited(limit = 10, window = "10s", algorithm = GCRA)
+	String gcra() {
+		return "gcra\n";
+	}
+
+	/** Each signed-in user has a quota of their own; anonymous requests are limited by address. */
+	@GetMapping("/user")
+	@RateLimited(limit = 10, window = "10s", key = "user")
+	String user(@Nullable Principal principal) {
+		return "hello " + ((principal != null) ? principal.getName() : "anonymous") + "\n";
+	}
+
+	/** At most 3 requests a second and 10 per 10 seconds; a request denied by one takes nothing from the other. */
+	@GetMapping("/stacked")
+	@RateLimited(limit = 3, window = "1s", name = "stacked-per-second")
+	@RateLimited(limit = 10, window = "10s", name = "stacked-per-10s")
+	String stacked() {
+		return "stacked\n";
+	}
+
+	/** Declares 10 per 10 seconds; application.yml lowers it under ratelimit.policies.overridden. */
+	@GetMapping("/overridden")
+	@RateLimited(limit = 10, window = "10s", name = "overridden")
+	String overridden() {
+		return "overridden\n";
+	}
+
+	/** Carries no annotation: ratelimit.rules in application.yml limits it. */
+	@GetMapping("/yaml-only")
+	String yamlOnly() {
+		return "yaml only\n";
+	}
+
+}

@@ -1,0 +1,240 @@
+package dev.ratelimit.sample;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.memory.InMemoryRateLimitStore;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.servlet.client.ExchangeResult;
+import org.springframework.test.web.servlet.client.RestTestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What the sample application must do on a real server, whatever its store; the clock is moved by hand.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@AutoConfigureRestTestClient
+@Import(ManualClock.class)
+abstract class AbstractSampleIT {
+
+	/** The article's scenario B, in seconds: 46 requests of one client. */
+	private static final List<Double> SCENARIO_B = scenarioB();
+
+	@Autowired
+	private RestTestClient client;
+
+	@Autowired
+	private ManualTimeSource time;
+
+	@BeforeEach
+	void startFromFullQuotas() {
+		// the next midnight: longer than any window of the sample, and a whole number of each since the store
+		// was built at 0, so fixed windows stay aligned with the reference store's
+		long day = Duration.ofDays(1).toNanos();
+		this.time.set((this.time.nanoTime() / day + 1) * day);
+	}
+
+	@Test
+	void rejectsEleventhGcraRequestWithinTenSecondsWith429() {
+		for (int i = 0; i < 10; i++) {
+			get("/demo/gcra").expectStatus().isOk();
+		}
+		this.time.advance(Duration.ofMillis(500));
+		get("/demo/gcra").expectStatus()
+			.isEqualTo(HttpStatus.TOO_MANY_REQUESTS)
+			.expectHeader()
+			.valueEquals("Retry-After", "1")
+			.expectHeader()
+			.valueEquals("RateLimit-Policy", "\"DemoController.gcra\";q=10;w=10")
+			.expectHeader()
+			.valueEquals("RateLimit", "\"DemoController.gcra\";r=0;t=10")
+			.expectHeader()
+			.contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
+			.expectBody()
+			.json("""
+					{"type": "about:blank", "title": "Too Many Requests", "status": 429,
+					 "detail": "Rate limit exceeded: 10 per 10 seconds (policy 'DemoController.gcra'); retry in 1 second.",
+					 "policies": ["DemoController.gcra"]}
+					""");
+	}
+
+	@ParameterizedTest
+	@CsvSource({ "FIXED_WINDOW, fixedWindow, 20", "SLIDING_LOG, slidingLog, 20",
+			"SLIDING_WINDOW_COUNTER, slidingWindowCounter, 20", "TOKEN_BUCKET, tokenBucket, 29",
+			"LEAKY_BUCKET, leakyBucket, 30", "GCRA, gcra, 29" })
+	void decidesScenarioBAsTheCoreDoes(Algorithm algorithm, String method, int expectedAllowed) {
+		String path = "/demo/" + algorithm.name().toLowerCase(Locale.ROOT).replace('_', '-');
+		RateLimitPolicy policy = RateLimitPolicy.of("DemoController." + method, algorithm, 10, Duration.ofSeconds(10));
+		ManualTimeSource referenceTime = new ManualTimeSource();
+		RateLimiter reference = InMemoryRateLimitStore.builder().timeSource(referenceTime).build().limiter(policy);
+		long start = this.time.nanoTime();
+		int allowed = 0;
+		for (double second : SCENARIO_B) {
+			long offset = Math.round(second * 1e9);
+			this.time.set(start + offset);
+			referenceTime.set(offset);
+			Decision expected = reference.decide("ip:127.0.0.1");
+			ExchangeResult result = get(path).returnResult();
+			assertThat(result.getStatus().value()).as("%s at %s s", path, second)
+				.isEqualTo(expected.allowed() ? 200 : 429);
+			assertThat(result.getResponseHeaders().getFirst("RateLimit")).as("%s at %s s", path, second)
+				.isEqualTo("\"" + policy.name() + "\";r=" + expected.remaining() + ";t="
+						+ seconds(expected.resetAfterNanos()));
+			if (!expected.allowed()) {
+				assertThat(result.getResponseHeaders().getFirst("Retry-After"))
+					.isEqualTo(Long.toString(Math.max(1, seconds(expected.retryAfterNanos()))));
+			}
+			allowed += expected.allowed() ? 1 : 0;
+		}
+		assertThat(allowed).isEqualTo(expectedAllowed);
+	}
+
+	@Test
+	void stackedLimitsAllApplyAndADeniedRequestTakesNothingFromTheOther() {
+		for (int i = 0; i < 3; i++) {
+			get("/demo/stacked").expectStatus().isOk();
+		}
+		get("/demo/stacked").expectStatus()
+			.isEqualTo(HttpStatus.TOO_MANY_REQUESTS)
+			.expectBody()
+			.jsonPath("$.policies")
+			.isEqualTo(List.of("stacked-per-second"));
+		this.time.advance(Duration.ofSeconds(1));
+		// 7 left per 10 s, plus the one returned in a second: the denied request took nothing
+		get("/demo/stacked").expectStatus()
+			.isOk()
+			.expectHeader()
+			.valueEquals("RateLimit-Policy", "\"stacked-per-second\";q=3;w=1, \"stacked-per-10s\";q=10;w=10")
+			.expectHeader()
+			.valueEquals("RateLimit", "\"stacked-per-second\";r=2;t=1, \"stacked-per-10s\";r=7;t=3");
+		get("/demo/stacked").expectStatus().isOk();
+		get("/demo/stacked").expectStatus().isOk();
+		for (int second = 2; second <= 4; second++) {
+			this.time.advance(Duration.ofSeconds(1));
+			get("/demo/stacked").expectStatus().isOk();
+			get("/demo/stacked").expectStatus().isOk();
+			if (second < 4) {
+				get("/demo/stacked").expectStatus().isOk();
+			}
+		}
+		// 13 allowed in 4 seconds: the per-10s limit denies, although the per-second one would allow
+		get("/demo/stacked").expectStatus()
+			.isEqualTo(HttpStatus.TOO_MANY_REQUESTS)
+			.expectBody()
+			.jsonPath("$.policies")
+			.isEqualTo(List.of("stacked-per-10s"));
+	}
+
+	@Test
+	void limitsEachUserOnTheirOwnAndAnonymousRequestsByAddress() {
+		for (int i = 0; i < 10; i++) {
+			get("/demo/user", "alice", "alice-password").expectStatus().isOk();
+		}
+		get("/demo/user", "alice", "alice-password").expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+		get("/demo/user", "bob", "bob-password").expectStatus().isOk().expectBody(String.class).isEqualTo("hello bob\n");
+		get("/demo/user").expectStatus().isOk().expectBody(String.class).isEqualTo("hello anonymous\n");
+	}
+
+	@Test
+	void limitsAnEndpointDeclaredOnlyInApplicationYml() {
+		for (int i = 0; i < 3; i++) {
+			get("/demo/yaml-only").expectStatus()
+				.isOk()
+				.expectHeader()
+				.valueEquals("RateLimit-Policy", "\"yaml-only\";q=3;w=10");
+		}
+		get("/demo/yaml-only").expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+	}
+
+	@Test
+	void appliesTheOverrideFromApplicationYml() {
+		for (int i = 0; i < 5; i++) {
+			get("/demo/overridden").expectStatus()
+				.isOk()
+				.expectHeader()
+				.valueEquals("RateLimit-Policy", "\"overridden\";q=5;w=60");
+		}
+		get("/demo/overridden").expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+	}
+
+	@Test
+	void sharesTheClassLevelQuotaBetweenEndpoints() {
+		for (int i = 0; i < 10; i++) {
+			get((i % 2 == 0) ? "/demo/class/a" : "/demo/class/b").expectStatus().isOk();
+		}
+		get("/demo/class/a").expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+		get("/demo/class/b").expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+	}
+
+	@Test
+	void spoofedForwardedForDoesNotBuyAFreshQuota() {
+		for (int i = 0; i < 10; i++) {
+			this.client.get()
+				.uri("/demo/token-bucket")
+				.header("X-Forwarded-For", "198.51.100." + i)
+				.exchange()
+				.expectStatus()
+				.isOk();
+		}
+		this.client.get()
+			.uri("/demo/token-bucket")
+			.header("X-Forwarded-For", "203.0.113.77")
+			.exchange()
+			.expectStatus()
+			.isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+	}
+
+	@Test
+	void leavesUnlimitedRequestsAlone() {
+		this.client.get().uri("/nowhere").exchange().expectStatus().isNotFound().expectHeader().doesNotExist("RateLimit");
+	}
+
+	private RestTestClient.ResponseSpec get(String path) {
+		return this.client.get().uri(path).exchange();
+	}
+
+	private RestTestClient.ResponseSpec get(String path, String user, String password) {
+		return this.client.get().uri(path).headers((headers) -> headers.setBasicAuth(user, password)).exchange();
+	}
+
+	private static long seconds(long nanos) {
+		return (nanos + 999_999_999L) / 1_000_000_000L;
+	}
+
+	private static List<Double> scenarioB() {
+		List<Double> times = new ArrayList<>();
+		for (int i = 0; i < 16; i++) {
+			times.add(i * 0.5);
+		}
+		for (int i = 0; i < 10; i++) {
+			times.add(9.9);
+		}
+		for (int i = 0; i < 10; i++) {
+			times.add(10.1);
+		}
+		for (int i = 0; i < 10; i++) {
+			times.add(15 + i * 0.5);
+		}
+		return times;
+	}
+
+}

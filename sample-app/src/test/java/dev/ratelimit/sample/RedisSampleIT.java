@@ -1,0 +1,67 @@
+package dev.ratelimit.sample;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.core.testing.RedisExtension;
+import dev.ratelimit.core.testing.RedisServerProcess;
+import dev.ratelimit.core.testing.TestRedis;
+import dev.ratelimit.spring.autoconfigure.RedisRateLimitStoreBuilderCustomizer;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * Runs the sample application on a real server with its {@code redis} profile, against the test run's Redis.
+ * The store reads the test's clock instead of Redis' {@code TIME}, so that the same tests drive it.
+ * <p>
+ * Runs when {@code REDIS_URL} is set or {@code redis-server} is on the {@code PATH}, or when
+ * {@code REDIS_REQUIRED=true}, which makes a missing Redis fail the run.
+ */
+@ActiveProfiles("redis")
+@ExtendWith(RedisExtension.class)
+@EnabledIf("redisAvailable")
+@Import(RedisSampleIT.RedisClock.class)
+class RedisSampleIT extends AbstractSampleIT {
+
+	private static final String KEY_PREFIX = "sample-it:"
+			+ Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36) + ":";
+
+	private static volatile String redisUri;
+
+	RedisSampleIT(TestRedis redis) {
+		// resolved before the application context starts, which reads it
+		redisUri = redis.uri();
+	}
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.url", () -> redisUri);
+		registry.add("ratelimit.redis.key-prefix", () -> KEY_PREFIX);
+		// a slow answer on a busy machine must not hand a decision to the local fallback store
+		registry.add("ratelimit.redis.timeout", () -> "10s");
+	}
+
+	static boolean redisAvailable() {
+		String url = System.getenv("REDIS_URL");
+		return (url != null && !url.isBlank()) || RedisServerProcess.isAvailable()
+				|| "true".equalsIgnoreCase(System.getenv("REDIS_REQUIRED"));
+	}
+
+	@TestConfiguration(proxyBeanMethods = false)
+	static class RedisClock {
+
+		@Bean
+		RedisRateLimitStoreBuilderCustomizer manualRedisClock(ManualTimeSource time) {
+			return (builder) -> builder.timeSource(time);
+		}
+
+	}
+
+}
