@@ -61,6 +61,12 @@ public class DemoController {
 		return "gcra\n";
 	}
 
+	/** {@code /demo/gcra} without a limit: the baseline against which the benchmarks measure what a limit costs. */
+	@GetMapping("/unlimited")
+	String unlimited() {
+		return "gcra\n";
+	}
+
 	/** Each signed-in user has a quota of their own; anonymous requests are limited by address. */
 	@GetMapping("/user")
 	@RateLimited(limit = 10, window = "10s", key = "user")

@@ -77,6 +77,18 @@ abstract class AbstractSampleIT {
 					""");
 	}
 
+	@Test
+	void servesTheUnlimitedTwinOfGcraWithoutLimitOrHeaders() {
+		for (int i = 0; i < 20; i++) {
+			get("/demo/unlimited").expectStatus()
+				.isOk()
+				.expectHeader()
+				.doesNotExist("RateLimit")
+				.expectBody(String.class)
+				.isEqualTo("gcra\n");
+		}
+	}
+
 	@ParameterizedTest
 	@CsvSource({ "FIXED_WINDOW, fixedWindow, 20", "SLIDING_LOG, slidingLog, 20",
 			"SLIDING_WINDOW_COUNTER, slidingWindowCounter, 20", "TOKEN_BUCKET, tokenBucket, 29",
