@@ -5,5 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-./mvnw -B -q -pl ratelimit-benchmarks -am package -DskipTests
+# the sample application is the HTTP benchmarks' server
+./mvnw -B -q -pl ratelimit-benchmarks,sample-app -am package -DskipTests
 exec java -jar ratelimit-benchmarks/target/benchmarks.jar "$@"

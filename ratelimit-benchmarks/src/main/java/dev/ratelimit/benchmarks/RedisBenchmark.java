@@ -8,6 +8,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
+import dev.ratelimit.core.redis.RedisScriptExecutor;
+import dev.ratelimit.spring.redis.SpringDataRedisScriptExecutor;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.BucketProxy;
@@ -30,6 +32,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.infra.ThreadParams;
 
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 /**
  * Decisions per second through a Redis on this machine ({@code -Dbench.redis.port}), each call waiting for its
  * answer: our store with each algorithm's script, and Bucket4j's Lettuce backend. Every contender shares one
@@ -46,9 +51,15 @@ public class RedisBenchmark {
 
 	private static final int KEYS_PER_THREAD = 1024;
 
+	/**
+	 * Our algorithms through a plain Lettuce executor, {@code GCRA-spring} through the starter's executor on
+	 * Spring Data Redis' reactive template, and Bucket4j.
+	 */
 	@Param({ "GCRA", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER", "SLIDING_LOG", "LEAKY_BUCKET",
-			"bucket4j" })
+			"GCRA-spring", "bucket4j" })
 	public String contender;
+
+	private LettuceConnectionFactory springConnections;
 
 	private RedisClient client;
 
@@ -67,12 +78,24 @@ public class RedisBenchmark {
 			this.limiter = bucket4j(this.client, policy);
 		}
 		else {
-			this.connection = this.client.connect();
-			dev.ratelimit.core.RateLimiter ours = RedisRateLimitStore.builder(new LettuceExecutor(this.connection.async()))
+			RedisScriptExecutor executor;
+			if (this.contender.endsWith("-spring")) {
+				this.springConnections = new LettuceConnectionFactory(
+						new RedisStandaloneConfiguration("127.0.0.1", uri.getPort()));
+				this.springConnections.afterPropertiesSet();
+				this.springConnections.start();
+				executor = new SpringDataRedisScriptExecutor(this.springConnections);
+			}
+			else {
+				this.connection = this.client.connect();
+				executor = new LettuceExecutor(this.connection.async());
+			}
+			String algorithm = this.contender.replace("-spring", "");
+			dev.ratelimit.core.RateLimiter ours = RedisRateLimitStore.builder(executor)
 				.timeout(Duration.ofSeconds(10))
 				.onFailure((policies, cause) -> this.fallbacks.incrementAndGet())
 				.build()
-				.limiter(Load.ALLOWED.policy(Algorithm.valueOf(this.contender)));
+				.limiter(Load.ALLOWED.policy(Algorithm.valueOf(algorithm)));
 			this.limiter = (key, bytes) -> ours.tryAcquire(key);
 		}
 	}
@@ -102,6 +125,9 @@ public class RedisBenchmark {
 	public void close() {
 		if (this.connection != null) {
 			this.connection.close();
+		}
+		if (this.springConnections != null) {
+			this.springConnections.destroy();
 		}
 		this.client.shutdown();
 	}

@@ -178,6 +178,7 @@ final class RedisSection {
 			if (algorithm.equals("LEAKY_BUCKET")) {
 				command.add("0");
 			}
+			redis.command("CONFIG", "RESETSTAT");
 			Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
 			String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 			process.waitFor();
@@ -186,8 +187,15 @@ final class RedisSection {
 			while (matcher.find()) {
 				rate = Double.parseDouble(matcher.group(1));
 			}
-			System.out.println("redis-benchmark " + algorithm + ": " + rate + " requests/s");
+			Matcher spent = Pattern.compile("usec_per_call=([0-9.]+)")
+				.matcher(redis.command("INFO", "commandstats").lines()
+					.filter((line) -> line.startsWith("cmdstat_evalsha:"))
+					.findFirst()
+					.orElse(""));
+			double micros = spent.find() ? Double.parseDouble(spent.group(1)) : Double.NaN;
+			System.out.println("redis-benchmark " + algorithm + ": " + rate + " requests/s, " + micros + " µs in Redis");
 			rates.put(algorithm, rate);
+			rates.put(algorithm + ".micros", micros);
 		}
 		return rates;
 	}
@@ -203,7 +211,7 @@ final class RedisSection {
 			.append(" -r 1000000 EVALSHA <sha> 1 ratelimit:{user:__rand_int__}:bench <the same ARGV>`: the same ")
 			.append(IN_FLIGHT).append(" requests in flight, from C, without any client logic; our figure is the ")
 			.append(IN_FLIGHT).append("-thread one above.\n\n");
-		md.append("| script | redis-benchmark (calls/s) | ours (decisions/s) | ours / redis-benchmark |\n|---|--:|--:|--:|\n");
+		md.append("| script | Redis CPU per call (µs, `INFO commandstats`) | redis-benchmark (calls/s) | ours (decisions/s) | ours / redis-benchmark |\n|---|--:|--:|--:|--:|\n");
 		for (String algorithm : scripts()) {
 			List<Double> ratios = new ArrayList<>();
 			List<Double> ceiling = new ArrayList<>();
@@ -218,7 +226,9 @@ final class RedisSection {
 			}
 			InMemorySection.Row ours = InMemorySection.find(results.medians(), SCENARIOS.get(2), Load.ALLOWED, algorithm);
 			double ratio = InMemorySection.Results.median(ratios.stream().mapToDouble(Double::doubleValue).toArray());
-			md.append(String.format(Locale.ROOT, "| %s | %,.0f | %s | %.0f%% |\n", algorithm,
+			double micros = InMemorySection.Results.median(
+					ceilings.stream().mapToDouble((rates) -> rates.getOrDefault(algorithm + ".micros", Double.NaN)).toArray());
+			md.append(String.format(Locale.ROOT, "| %s | %.1f | %,.0f | %s | %.0f%% |\n", algorithm, micros,
 					InMemorySection.Results.median(ceiling.stream().mapToDouble(Double::doubleValue).toArray()),
 					(ours != null) ? String.format(Locale.ROOT, "%,.0f", ours.score()) : "", 100 * ratio));
 			if (algorithm.equals("GCRA") || algorithm.equals("TOKEN_BUCKET")) {
@@ -229,7 +239,7 @@ final class RedisSection {
 		return md.append('\n').toString();
 	}
 
-	private static String script(String algorithm) throws IOException {
+	static String script(String algorithm) throws IOException {
 		String name = switch (Algorithm.valueOf(algorithm)) {
 			case FIXED_WINDOW -> "fixed-window";
 			case SLIDING_LOG -> "sliding-log";
