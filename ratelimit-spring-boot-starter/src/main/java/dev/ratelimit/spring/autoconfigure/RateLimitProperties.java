@@ -217,6 +217,18 @@ public class RateLimitProperties {
 		private @Nullable Long burst;
 
 		/**
+		 * Number of queued requests of a leaky bucket that pass at once instead of waiting for their slot, as
+		 * nginx's delay=. Replaces, with no-delay, the declaration's delayAfter and noDelay.
+		 */
+		private @Nullable Long delayAfter;
+
+		/**
+		 * Whether the whole queue of a leaky bucket passes at once instead of waiting, as nginx's nodelay.
+		 * Replaces, with delay-after, the declaration's delayAfter and noDelay.
+		 */
+		private @Nullable Boolean noDelay;
+
+		/**
 		 * Permits each request takes.
 		 */
 		private @Nullable Long cost;
@@ -256,6 +268,22 @@ public class RateLimitProperties {
 
 		public void setBurst(@Nullable Long burst) {
 			this.burst = burst;
+		}
+
+		public @Nullable Long getDelayAfter() {
+			return this.delayAfter;
+		}
+
+		public void setDelayAfter(@Nullable Long delayAfter) {
+			this.delayAfter = delayAfter;
+		}
+
+		public @Nullable Boolean getNoDelay() {
+			return this.noDelay;
+		}
+
+		public void setNoDelay(@Nullable Boolean noDelay) {
+			this.noDelay = noDelay;
 		}
 
 		public @Nullable Long getCost() {
@@ -311,6 +339,17 @@ public class RateLimitProperties {
 		 * Capacity of the bucket algorithms and queue length of the leaky bucket. Defaults to the limit.
 		 */
 		private @Nullable Long burst;
+
+		/**
+		 * Number of queued requests of a leaky bucket that pass at once instead of waiting for their slot, as
+		 * nginx's delay=. By default every queued request waits for its slot.
+		 */
+		private @Nullable Long delayAfter;
+
+		/**
+		 * Whether the whole queue of a leaky bucket passes at once instead of waiting, as nginx's nodelay.
+		 */
+		private @Nullable Boolean noDelay;
 
 		/**
 		 * Permits each request takes.
@@ -374,6 +413,22 @@ public class RateLimitProperties {
 
 		public void setBurst(@Nullable Long burst) {
 			this.burst = burst;
+		}
+
+		public @Nullable Long getDelayAfter() {
+			return this.delayAfter;
+		}
+
+		public void setDelayAfter(@Nullable Long delayAfter) {
+			this.delayAfter = delayAfter;
+		}
+
+		public @Nullable Boolean getNoDelay() {
+			return this.noDelay;
+		}
+
+		public void setNoDelay(@Nullable Boolean noDelay) {
+			this.noDelay = noDelay;
 		}
 
 		public long getCost() {
