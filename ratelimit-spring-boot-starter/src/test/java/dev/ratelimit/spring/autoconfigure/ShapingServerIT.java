@@ -20,10 +20,13 @@ import dev.ratelimit.spring.RateLimited;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -41,6 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * thread, and releases them in order. The limiter and the scheduler share a manual clock, so a request is
  * released when the test moves the clock to its slot, never by the passing of real time.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ShapingServerIT {
 
 	private static final Duration WAIT = Duration.ofSeconds(30);
@@ -166,7 +170,37 @@ class ShapingServerIT {
 		});
 	}
 
+	@Test
+	void releasesHeldRequestsDuringAGracefulShutdown(CapturedOutput output) throws Exception {
+		ConfigurableApplicationContext context = start("--logging.level.org.springframework.boot.tomcat=INFO");
+		Server server = new Server(context);
+		server.sendAtOnce("/queued", 2);
+		assertThat(server.next().statusCode()).isEqualTo(200);
+		assertThat(this.scheduler.awaitPending(1, WAIT)).isTrue();
+		Thread closing = new Thread(context::close);
+		closing.start();
+		long deadline = System.nanoTime() + WAIT.toNanos();
+		while (!output.getOut().contains("Commencing graceful shutdown")) {
+			assertThat(System.nanoTime()).as("graceful shutdown in time").isLessThan(deadline);
+			Thread.onSpinWait();
+		}
+		this.scheduler.runNext();
+		HttpResponse<String> released = server.next();
+		assertThat(released.statusCode()).isEqualTo(200);
+		closing.join(WAIT.toMillis());
+		assertThat(closing.isAlive()).isFalse();
+	}
+
 	private void run(ServerTest test, String... args) {
+		try (ConfigurableApplicationContext context = start(args)) {
+			test.run(new Server(context));
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private ConfigurableApplicationContext start(String... args) {
 		SpringApplication application = new SpringApplication(App.class);
 		application.addInitializers((context) -> {
 			context.getBeanFactory().registerSingleton("timeSource", this.time);
@@ -175,12 +209,7 @@ class ShapingServerIT {
 		});
 		List<String> arguments = new ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1"));
 		arguments.addAll(List.of(args));
-		try (ConfigurableApplicationContext context = application.run(arguments.toArray(String[]::new))) {
-			test.run(new Server(context));
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException(ex);
-		}
+		return application.run(arguments.toArray(String[]::new));
 	}
 
 	private static HttpResponse<String> only(List<HttpResponse<String>> responses, int status) {
