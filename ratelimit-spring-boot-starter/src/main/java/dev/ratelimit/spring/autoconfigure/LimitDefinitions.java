@@ -235,9 +235,10 @@ final class LimitDefinitions {
 		long delayAfter = delayAfter(property, action, algorithm, burst, rule.getDelayAfter(), "delay-after",
 				Boolean.TRUE.equals(rule.getNoDelay()), "no-delay");
 		RateLimitPolicy policy = parse("Invalid " + property + ": ", action,
-				() -> new RateLimitPolicy(name, algorithm, limit, window, burst, rule.getCost(), delayAfter));
+				() -> new RateLimitPolicy(name, algorithm, limit, window, burst,
+						(rule.getCost() != null) ? rule.getCost() : 1, delayAfter));
 		claim(name, property, action);
-		String keySpec = normalizeKey(rule.getKey());
+		String keySpec = normalizeKey((rule.getKey() != null) ? rule.getKey() : "ip");
 		KeySource key = keySource(keySpec, property + ".key", action, List.of());
 		return new PathRule(pattern, methods, new EndpointLimits(List.of(policy), keySpec, key));
 	}
