@@ -53,9 +53,30 @@ public @interface RateLimited {
 	 * Capacity of the bucket algorithms ({@link Algorithm#TOKEN_BUCKET}, {@link Algorithm#GCRA}) and queue
 	 * length of {@link Algorithm#LEAKY_BUCKET}; 0, the default, means the limit. The window algorithms have no
 	 * burst.
+	 * <p>
+	 * The leaky bucket shapes traffic: a request that finds a place in the queue is held, without a servlet
+	 * container thread, until its slot, one every {@code window / limit}, and only then reaches the handler; a
+	 * request that finds the queue full is rejected.
 	 * @return the burst, or 0 for the limit
 	 */
 	long burst() default 0;
+
+	/**
+	 * {@link Algorithm#LEAKY_BUCKET} only: how many of the queued requests pass at once instead of waiting for
+	 * their slot, as nginx's {@code limit_req ... delay=}. The queue still frees one place per interval, so a
+	 * burst that passed at once is paid for by the requests that follow. 0, the default, holds every queued
+	 * request until its slot; at most {@link #burst()}. Not together with {@link #noDelay()}.
+	 * @return how many queued requests pass without waiting
+	 */
+	long delayAfter() default 0;
+
+	/**
+	 * {@link Algorithm#LEAKY_BUCKET} only: whether the whole queue passes at once instead of waiting, as
+	 * nginx's {@code limit_req ... nodelay}: the same as a {@link #delayAfter()} of the whole burst. Requests
+	 * beyond the burst are still rejected, and the queue frees one place per interval.
+	 * @return whether queued requests pass without waiting
+	 */
+	boolean noDelay() default false;
 
 	/**
 	 * Permits each request takes.

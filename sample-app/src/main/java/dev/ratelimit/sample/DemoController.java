@@ -48,7 +48,7 @@ public class DemoController {
 		return "token bucket\n";
 	}
 
-	/** Rejects when its queue of 10 is full; admitted requests are not made to wait yet. */
+	/** Holds each request in a queue of 10 until its slot, one a second; rejects when the queue is full. */
 	@GetMapping("/leaky-bucket")
 	@RateLimited(limit = 10, window = "10s", algorithm = LEAKY_BUCKET)
 	String leakyBucket() {

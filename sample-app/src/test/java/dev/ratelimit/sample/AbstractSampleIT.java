@@ -1,9 +1,13 @@
 package dev.ratelimit.sample;
 
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
@@ -11,6 +15,7 @@ import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
+import dev.ratelimit.core.testing.ManualScheduler;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,6 +25,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -33,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 @AutoConfigureRestTestClient
-@Import(ManualClock.class)
+@Import({ ManualClock.class, ManualRelease.class })
 abstract class AbstractSampleIT {
 
 	/** The article's scenario B, in seconds: 46 requests of one client. */
@@ -44,6 +50,12 @@ abstract class AbstractSampleIT {
 
 	@Autowired
 	private ManualTimeSource time;
+
+	@Autowired
+	private ManualScheduler scheduler;
+
+	@LocalServerPort
+	private int port;
 
 	@BeforeEach
 	void startFromFullQuotas() {
@@ -93,7 +105,7 @@ abstract class AbstractSampleIT {
 	@CsvSource({ "FIXED_WINDOW, fixedWindow, 20", "SLIDING_LOG, slidingLog, 20",
 			"SLIDING_WINDOW_COUNTER, slidingWindowCounter, 20", "TOKEN_BUCKET, tokenBucket, 29",
 			"LEAKY_BUCKET, leakyBucket, 30", "GCRA, gcra, 29" })
-	void decidesScenarioBAsTheCoreDoes(Algorithm algorithm, String method, int expectedAllowed) {
+	void decidesScenarioBAsTheCoreDoes(Algorithm algorithm, String method, int expectedAllowed) throws Exception {
 		String path = "/demo/" + algorithm.name().toLowerCase(Locale.ROOT).replace('_', '-');
 		RateLimitPolicy policy = RateLimitPolicy.of("DemoController." + method, algorithm, 10, Duration.ofSeconds(10));
 		ManualTimeSource referenceTime = new ManualTimeSource();
@@ -105,7 +117,8 @@ abstract class AbstractSampleIT {
 			this.time.set(start + offset);
 			referenceTime.set(offset);
 			Decision expected = reference.decide("ip:127.0.0.1");
-			ExchangeResult result = get(path).returnResult();
+			ExchangeResult result = (expected.delayNanos() > 0) ? held(path, expected.delay())
+					: get(path).returnResult();
 			assertThat(result.getStatus().value()).as("%s at %s s", path, second)
 				.isEqualTo(expected.allowed() ? 200 : 429);
 			assertThat(result.getResponseHeaders().getFirst("RateLimit")).as("%s at %s s", path, second)
@@ -118,6 +131,56 @@ abstract class AbstractSampleIT {
 			allowed += expected.allowed() ? 1 : 0;
 		}
 		assertThat(allowed).isEqualTo(expectedAllowed);
+	}
+
+	/** Holds the request, checks that it waits for the reference's delay, and releases it at once. */
+	private ExchangeResult held(String path, Duration delay) throws Exception {
+		CompletableFuture<ExchangeResult> result = CompletableFuture.supplyAsync(() -> get(path).returnResult());
+		assertThat(this.scheduler.awaitPending(1, SimultaneousRequests.WAIT)).isTrue();
+		assertThat(this.scheduler.pendingDelays()).containsExactly(delay);
+		this.scheduler.runPendingNow();
+		return result.get(SimultaneousRequests.WAIT.toSeconds(), TimeUnit.SECONDS);
+	}
+
+	/**
+	 * The article's nginx test: ten simultaneous requests to limit_req rate=2r/s, without a burst, with burst=5,
+	 * burst=5 nodelay and burst=5 delay=2.
+	 */
+	@ParameterizedTest(name = "{0}: {1} at once, then one each at {2} s, {3} rejected")
+	@CsvSource(delimiter = '|', textBlock = """
+			plain   | 1 | ''                  | 9
+			burst   | 1 | 0.5 1.0 1.5 2.0 2.5 | 4
+			nodelay | 6 | ''                  | 4
+			delay   | 3 | 0.5 1.0 1.5         | 4
+			yaml    | 3 | 0.5 1.0 1.5         | 4
+			""")
+	void shapesTenSimultaneousRequestsAsNginxDoes(String mode, int atOnce, String releases, int rejected)
+			throws Exception {
+		SimultaneousRequests requests = new SimultaneousRequests(this.port, this.scheduler);
+		List<HttpResponse<String>> answered = requests.send("/demo/shaping/" + mode, 10);
+		assertThat(answered).filteredOn((response) -> response.statusCode() == 200).hasSize(atOnce);
+		assertThat(answered).filteredOn((response) -> response.statusCode() == 429)
+			.hasSize(rejected)
+			.allSatisfy((response) -> assertThat(response.headers().firstValue("Retry-After")).isPresent());
+		List<Duration> slots = releases.isEmpty() ? List.of()
+				: Arrays.stream(releases.split(" ")).map((second) -> Duration.parse("PT" + second + "S")).toList();
+		assertThat(answered).hasSize(10 - slots.size());
+		long start = this.time.nanoTime();
+		assertThat(this.scheduler.pendingDelays()).isEqualTo(slots);
+		for (int i = 0; i < slots.size(); i++) {
+			// nothing is released before its slot, and each release lets exactly one request through
+			assertThat(requests.noneAnswered()).isTrue();
+			assertThat(this.scheduler.runNext()).isOne();
+			assertThat(Duration.ofNanos(this.time.nanoTime() - start)).isEqualTo(slots.get(i));
+			HttpResponse<String> released = requests.next();
+			assertThat(released.statusCode()).isEqualTo(200);
+			assertThat(released.body()).isEqualTo(mode + "\n");
+			// r counts the places left in the queue when a request was admitted: they are released in that order
+			String placesLeft = ";r=" + (slots.size() - 1 - i) + ";";
+			assertThat(released.headers().firstValue("RateLimit"))
+				.hasValueSatisfying((header) -> assertThat(header).contains(placesLeft));
+		}
+		assertThat(this.scheduler.pending()).isZero();
 	}
 
 	@Test

@@ -1,7 +1,8 @@
 /**
  * Test support shared with the other modules through the core's test-jar: a Redis for tests (from
  * {@code REDIS_URL}, Testcontainers or a {@code redis-server} started on a loopback port), a local Redis
- * Cluster, and a Lettuce implementation of the store's script port.
+ * Cluster, a Lettuce implementation of the store's script port, and a scheduler on a manual clock for tests
+ * that hold requests.
  */
 @NullMarked
 package dev.ratelimit.core.testing;

@@ -77,6 +77,9 @@ final class LimitCatalog implements SmartInitializingSingleton {
 			for (RateLimitPolicy policy : limits.policies()) {
 				sorted.add(policy.name() + " (" + policy.algorithm() + " " + policy.limit() + "/" + policy.window()
 						+ ((policy.burst() != policy.limit()) ? " burst " + policy.burst() : "")
+						+ ((policy.delayAfter() == 0) ? ""
+								: (policy.delayAfter() == policy.burst()) ? " no delay"
+										: " delay after " + policy.delayAfter())
 						+ ((policy.cost() != 1) ? " cost " + policy.cost() : "") + " by " + limits.keySpec() + ")");
 			}
 		}

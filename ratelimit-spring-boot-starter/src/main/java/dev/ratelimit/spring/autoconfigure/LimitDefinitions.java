@@ -147,8 +147,49 @@ final class LimitDefinitions {
 				: (declaredBurst != 0) ? declaredBurst : limit;
 		long cost = (override != null && override.getCost() != null) ? override.getCost()
 				: annotation.getLong("cost");
+		long delayAfter;
+		if (override != null && (override.getDelayAfter() != null || override.getNoDelay() != null)) {
+			delayAfter = delayAfter(where, action, algorithm, burst, override.getDelayAfter(), "delay-after",
+					Boolean.TRUE.equals(override.getNoDelay()), "no-delay");
+		}
+		else {
+			long declared = annotation.getLong("delayAfter");
+			delayAfter = delayAfter(where, action, algorithm, burst, (declared != 0) ? declared : null,
+					"delayAfter", annotation.getBoolean("noDelay"), "noDelay");
+		}
 		return parse("Invalid " + where + ": ", action,
-				() -> new RateLimitPolicy(name, algorithm, limit, window, burst, cost, 0));
+				() -> new RateLimitPolicy(name, algorithm, limit, window, burst, cost, delayAfter));
+	}
+
+	/**
+	 * Returns how many queued requests pass without waiting, checking the two ways to say it with the names
+	 * the user wrote them under.
+	 */
+	private static long delayAfter(String where, String action, Algorithm algorithm, long burst,
+			@Nullable Long delayAfter, String delayAfterName, boolean noDelay, String noDelayName) {
+		if (delayAfter == null && !noDelay) {
+			return 0;
+		}
+		if (delayAfter != null && noDelay) {
+			throw new RateLimitConfigurationException("Invalid " + where + ": " + delayAfterName + " (" + delayAfter
+					+ ") and " + noDelayName + " are both set: " + noDelayName + " passes the whole burst at once, "
+					+ delayAfterName + " only its first requests.", action + " Keep one of them.");
+		}
+		String mode = noDelay ? noDelayName : delayAfterName + " (" + delayAfter + ")";
+		if (algorithm != Algorithm.LEAKY_BUCKET) {
+			throw new RateLimitConfigurationException("Invalid " + where + ": " + mode
+					+ " applies only to LEAKY_BUCKET, the algorithm that queues requests; " + algorithm
+					+ " rejects them instead.", action);
+		}
+		if (noDelay) {
+			return burst;
+		}
+		// a burst below 1 is reported by the policy itself
+		if (delayAfter < 0 || (burst >= 1 && delayAfter > burst)) {
+			throw new RateLimitConfigurationException("Invalid " + where + ": " + delayAfterName
+					+ " must be between 0 and the burst (" + burst + "), was " + delayAfter + ".", action);
+		}
+		return delayAfter;
 	}
 
 	private Algorithm algorithm(String where, String action, Algorithm[] declared) {
@@ -191,10 +232,13 @@ final class LimitDefinitions {
 				: this.properties.getDefaultAlgorithm();
 		long burst = (rule.getBurst() != null) ? rule.getBurst() : limit;
 		String name = (rule.getName() != null) ? rule.getName() : "rule-" + index;
+		long delayAfter = delayAfter(property, action, algorithm, burst, rule.getDelayAfter(), "delay-after",
+				Boolean.TRUE.equals(rule.getNoDelay()), "no-delay");
 		RateLimitPolicy policy = parse("Invalid " + property + ": ", action,
-				() -> new RateLimitPolicy(name, algorithm, limit, window, burst, rule.getCost(), 0));
+				() -> new RateLimitPolicy(name, algorithm, limit, window, burst,
+						(rule.getCost() != null) ? rule.getCost() : 1, delayAfter));
 		claim(name, property, action);
-		String keySpec = normalizeKey(rule.getKey());
+		String keySpec = normalizeKey((rule.getKey() != null) ? rule.getKey() : "ip");
 		KeySource key = keySource(keySpec, property + ".key", action, List.of());
 		return new PathRule(pattern, methods, new EndpointLimits(List.of(policy), keySpec, key));
 	}

@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -15,7 +16,8 @@ import org.springframework.beans.factory.ObjectProvider;
 
 /**
  * Publishes {@code ratelimit.decisions}, a counter tagged with the policy and the outcome ({@code allowed},
- * {@code rejected}, or {@code store_failure} when the Redis store's failure policy decided instead of Redis), and
+ * {@code delayed} when a leaky bucket held the request for its slot, {@code rejected}, or {@code store_failure}
+ * when the Redis store's failure policy decided instead of Redis), and
  * {@code ratelimit.decision.latency}, a timer of how long the store takes to decide, tagged with the store.
  * Keys are never tags: there are as many as clients.
  */
@@ -25,11 +27,8 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 
 	static final String LATENCY = "ratelimit.decision.latency";
 
-	private static final int ALLOWED = 0;
-
-	private static final int REJECTED = 1;
-
-	private static final int STORE_FAILURE = 2;
+	/** Counters are kept by outcome ordinal, with the store failures after the outcomes. */
+	private static final int STORE_FAILURE = Outcome.values().length;
 
 	private final ObjectProvider<MeterRegistry> registries;
 
@@ -49,12 +48,12 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 	}
 
 	@Override
-	public void record(List<RateLimitPolicy> policies, boolean allowed, long nanos) {
+	public void record(List<RateLimitPolicy> policies, Outcome outcome, long nanos) {
 		MeterRegistry registry = registry();
 		if (registry == null) {
 			return;
 		}
-		count(registry, policies, allowed ? ALLOWED : REJECTED);
+		count(registry, policies, outcome.ordinal());
 		Timer latency = this.latency;
 		if (latency == null) {
 			latency = Timer.builder(LATENCY)
@@ -90,8 +89,12 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 	}
 
 	private static Counter[] counters(MeterRegistry registry, String policy) {
-		return new Counter[] { counter(registry, policy, "allowed"), counter(registry, policy, "rejected"),
-				counter(registry, policy, "store_failure") };
+		Counter[] counters = new Counter[STORE_FAILURE + 1];
+		for (Outcome outcome : Outcome.values()) {
+			counters[outcome.ordinal()] = counter(registry, policy, outcome.name().toLowerCase(Locale.ROOT));
+		}
+		counters[STORE_FAILURE] = counter(registry, policy, "store_failure");
+		return counters;
 	}
 
 	private static Counter counter(MeterRegistry registry, String policy, String outcome) {

@@ -7,6 +7,7 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.spring.RateLimitExceededHandler;
 import dev.ratelimit.spring.RateLimitRejection;
+import dev.ratelimit.spring.autoconfigure.RateLimitMetrics.Outcome;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -24,11 +25,13 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 /**
  * Decides every request to a limited endpoint before its handler runs: after the servlet filters, Spring
  * Security's included, so the user is known. It writes the rate limit headers on every response of a limited
- * endpoint and answers a rejected request itself with 429, {@code Retry-After} and a problem body.
+ * endpoint and answers a rejected request itself with 429, {@code Retry-After} and a problem body. A request
+ * that a leaky bucket admitted with a delay is {@link HeldRequests held} until its slot, then dispatched again
+ * to its handler; its headers are written when it is decided, like those of any other request.
  * <p>
  * A request is decided once: error dispatches are never limited, and neither is the re-dispatch of an
- * asynchronous request nor a forward after the request was decided. CORS pre-flight requests, which browsers
- * send on their own before the real request, are not limited either.
+ * asynchronous or held request nor a forward after the request was decided. CORS pre-flight requests, which
+ * browsers send on their own before the real request, are not limited either.
  */
 final class RateLimitInterceptor implements HandlerInterceptor {
 
@@ -44,18 +47,21 @@ final class RateLimitInterceptor implements HandlerInterceptor {
 
 	private final boolean legacyHeaders;
 
+	private final HeldRequests heldRequests;
+
 	private final ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters;
 
 	private volatile @Nullable HttpMessageConverter<Object> problemConverter;
 
 	RateLimitInterceptor(LimitCatalog catalog, RateLimitStore store, RateLimitExceededHandler exceededHandler,
-			RateLimitMetrics metrics, boolean legacyHeaders,
+			RateLimitMetrics metrics, boolean legacyHeaders, HeldRequests heldRequests,
 			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters) {
 		this.catalog = catalog;
 		this.store = store;
 		this.exceededHandler = exceededHandler;
 		this.metrics = metrics;
 		this.legacyHeaders = legacyHeaders;
+		this.heldRequests = heldRequests;
 		this.handlerAdapters = handlerAdapters;
 	}
 
@@ -75,14 +81,30 @@ final class RateLimitInterceptor implements HandlerInterceptor {
 		String key = Keys.safe(limits.key().key(request, match.uriVariables()));
 		long start = System.nanoTime();
 		List<Decision> decisions = this.store.decideAll(key, limits.policies());
-		boolean allowed = decisions.get(0).allowed();
-		this.metrics.record(limits.policies(), allowed, System.nanoTime() - start);
+		long elapsed = System.nanoTime() - start;
 		RateLimitHeaders.write(response, limits, decisions, this.legacyHeaders);
-		if (allowed) {
+		if (!decisions.get(0).allowed()) {
+			this.metrics.record(limits.policies(), Outcome.REJECTED, elapsed);
+			reject(request, response, new RateLimitRejection(limits.policies(), decisions));
+			return false;
+		}
+		long delay = delay(decisions);
+		if (delay == 0) {
+			this.metrics.record(limits.policies(), Outcome.ALLOWED, elapsed);
 			return true;
 		}
-		reject(request, response, new RateLimitRejection(limits.policies(), decisions));
+		this.metrics.record(limits.policies(), Outcome.DELAYED, elapsed);
+		this.heldRequests.hold(request, response, delay);
 		return false;
+	}
+
+	/** A request waits for the latest of its slots; only a leaky bucket gives one. */
+	private static long delay(List<Decision> decisions) {
+		long delay = 0;
+		for (Decision decision : decisions) {
+			delay = Math.max(delay, decision.delayNanos());
+		}
+		return delay;
 	}
 
 	private void reject(HttpServletRequest request, HttpServletResponse response, RateLimitRejection rejection)

@@ -13,7 +13,7 @@ interface RateLimitMetrics {
 	RateLimitMetrics NONE = new RateLimitMetrics() {
 
 		@Override
-		public void record(List<RateLimitPolicy> policies, boolean allowed, long nanos) {
+		public void record(List<RateLimitPolicy> policies, Outcome outcome, long nanos) {
 		}
 
 		@Override
@@ -25,15 +25,32 @@ interface RateLimitMetrics {
 	/**
 	 * Records one request decided under {@code policies} together.
 	 * @param policies the policies that applied
-	 * @param allowed whether the request was allowed
+	 * @param outcome what became of the request
 	 * @param nanos how long the store took to decide
 	 */
-	void record(List<RateLimitPolicy> policies, boolean allowed, long nanos);
+	void record(List<RateLimitPolicy> policies, Outcome outcome, long nanos);
 
 	/**
 	 * Records one decision that the store's failure policy made because Redis did not.
 	 * @param policies the policies of the decision
 	 */
 	void storeFailure(List<RateLimitPolicy> policies);
+
+	/**
+	 * What became of a request, as nginx's {@code $limit_req_status} tells {@code PASSED}, {@code DELAYED} and
+	 * {@code REJECTED} apart.
+	 */
+	enum Outcome {
+
+		/** Passed at once. */
+		ALLOWED,
+
+		/** Admitted into a leaky bucket's queue and held until its slot. */
+		DELAYED,
+
+		/** Rejected with 429. */
+		REJECTED
+
+	}
 
 }

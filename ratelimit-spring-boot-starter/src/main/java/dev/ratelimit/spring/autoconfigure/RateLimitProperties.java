@@ -192,7 +192,8 @@ public class RateLimitProperties {
 	}
 
 	/**
-	 * Values replacing those of a @RateLimited declaration; unset values keep the declaration's.
+	 * The values of a limit. Under ratelimit.policies they replace those of the @RateLimited declaration of the
+	 * same name, and unset values keep the declaration's.
 	 */
 	public static class Policy {
 
@@ -215,6 +216,18 @@ public class RateLimitProperties {
 		 * Capacity of the bucket algorithms and queue length of the leaky bucket.
 		 */
 		private @Nullable Long burst;
+
+		/**
+		 * Number of queued requests of a leaky bucket that pass at once instead of waiting for their slot, as
+		 * nginx's delay=. Replaces, with no-delay, the declaration's delayAfter and noDelay.
+		 */
+		private @Nullable Long delayAfter;
+
+		/**
+		 * Whether the whole queue of a leaky bucket passes at once instead of waiting, as nginx's nodelay.
+		 * Replaces, with delay-after, the declaration's delayAfter and noDelay.
+		 */
+		private @Nullable Boolean noDelay;
 
 		/**
 		 * Permits each request takes.
@@ -258,6 +271,22 @@ public class RateLimitProperties {
 			this.burst = burst;
 		}
 
+		public @Nullable Long getDelayAfter() {
+			return this.delayAfter;
+		}
+
+		public void setDelayAfter(@Nullable Long delayAfter) {
+			this.delayAfter = delayAfter;
+		}
+
+		public @Nullable Boolean getNoDelay() {
+			return this.noDelay;
+		}
+
+		public void setNoDelay(@Nullable Boolean noDelay) {
+			this.noDelay = noDelay;
+		}
+
 		public @Nullable Long getCost() {
 			return this.cost;
 		}
@@ -277,9 +306,10 @@ public class RateLimitProperties {
 	}
 
 	/**
-	 * A limit applied to the requests matching a path pattern.
+	 * A limit applied to the requests matching a path pattern. Unset values take the defaults of a
+	 * {@code @RateLimited} declaration: the default algorithm, a burst of the limit, a cost of 1, the ip key.
 	 */
-	public static class Rule {
+	public static class Rule extends Policy {
 
 		/**
 		 * Path pattern of the requests to limit, such as /api/** or /api/{tenant}/**, relative to the context
@@ -291,37 +321,6 @@ public class RateLimitProperties {
 		 * HTTP methods of the requests to limit. All methods when empty.
 		 */
 		private List<String> methods = new ArrayList<>();
-
-		/**
-		 * Permits per window.
-		 */
-		private @Nullable Long limit;
-
-		/**
-		 * Window of the limit.
-		 */
-		private @Nullable Duration window;
-
-		/**
-		 * Algorithm deciding each request. Defaults to ratelimit.default-algorithm.
-		 */
-		private @Nullable Algorithm algorithm;
-
-		/**
-		 * Capacity of the bucket algorithms and queue length of the leaky bucket. Defaults to the limit.
-		 */
-		private @Nullable Long burst;
-
-		/**
-		 * Permits each request takes.
-		 */
-		private long cost = 1;
-
-		/**
-		 * Key of the limit: ip, user, header:<name>, bean:<name> or spel:<expression>, where the expression
-		 * sees the path's template variables by name.
-		 */
-		private String key = "ip";
 
 		/**
 		 * Name of the policy in headers and metrics. Defaults to "rule-" and the rule's index.
@@ -342,54 +341,6 @@ public class RateLimitProperties {
 
 		public void setMethods(List<String> methods) {
 			this.methods = methods;
-		}
-
-		public @Nullable Long getLimit() {
-			return this.limit;
-		}
-
-		public void setLimit(@Nullable Long limit) {
-			this.limit = limit;
-		}
-
-		public @Nullable Duration getWindow() {
-			return this.window;
-		}
-
-		public void setWindow(@Nullable Duration window) {
-			this.window = window;
-		}
-
-		public @Nullable Algorithm getAlgorithm() {
-			return this.algorithm;
-		}
-
-		public void setAlgorithm(@Nullable Algorithm algorithm) {
-			this.algorithm = algorithm;
-		}
-
-		public @Nullable Long getBurst() {
-			return this.burst;
-		}
-
-		public void setBurst(@Nullable Long burst) {
-			this.burst = burst;
-		}
-
-		public long getCost() {
-			return this.cost;
-		}
-
-		public void setCost(long cost) {
-			this.cost = cost;
-		}
-
-		public String getKey() {
-			return this.key;
-		}
-
-		public void setKey(String key) {
-			this.key = key;
 		}
 
 		public @Nullable String getName() {

@@ -1,10 +1,14 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.spring.RateLimitExceededHandler;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -12,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.context.annotation.Bean;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
@@ -19,13 +24,32 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 /**
  * Auto-configuration of rate limiting for Spring MVC: a {@link org.springframework.web.servlet.HandlerInterceptor}
  * enforcing {@link dev.ratelimit.spring.RateLimited} and {@code ratelimit.rules}, registered through a
- * {@link WebMvcConfigurer}.
+ * {@link WebMvcConfigurer}, and the scheduler that releases the requests a leaky bucket holds until their slot.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnWebApplication(type = Type.SERVLET)
 @ConditionalOnClass(WebMvcConfigurer.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 public final class RateLimitWebMvcAutoConfiguration {
+
+	/**
+	 * Name of the {@link ScheduledExecutorService} that releases held requests. A bean of this name replaces
+	 * the auto-configured one; the auto-configured one is no candidate for injection by type, so that it never
+	 * stands in for the application's own schedulers.
+	 */
+	public static final String SHAPING_SCHEDULER_BEAN_NAME = "rateLimitShapingScheduler";
+
+	@Bean(name = SHAPING_SCHEDULER_BEAN_NAME, defaultCandidate = false, destroyMethod = "shutdownNow")
+	@ConditionalOnMissingBean(name = SHAPING_SCHEDULER_BEAN_NAME)
+	ScheduledThreadPoolExecutor rateLimitShapingScheduler() {
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("ratelimit-shaping-");
+		threads.setDaemon(true);
+		// a release only hands the request back to the container, so one thread serves any number of them
+		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, threads);
+		scheduler.setRemoveOnCancelPolicy(true);
+		scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+		return scheduler;
+	}
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -44,10 +68,12 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitInterceptor rateLimitInterceptor(LimitCatalog catalog, RateLimitStore store,
 			RateLimitExceededHandler exceededHandler, ObjectProvider<RateLimitMetrics> metrics,
-			RateLimitProperties properties, ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters) {
+			RateLimitProperties properties,
+			@Qualifier(SHAPING_SCHEDULER_BEAN_NAME) ScheduledExecutorService shapingScheduler,
+			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters) {
 		return new RateLimitInterceptor(catalog, store, exceededHandler,
 				metrics.getIfAvailable(() -> RateLimitMetrics.NONE), properties.getHeaders().isLegacy(),
-				handlerAdapters);
+				new HeldRequests(shapingScheduler), handlerAdapters);
 	}
 
 	@Bean

@@ -2,6 +2,10 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.ManualTimeSource;
@@ -15,11 +19,14 @@ import dev.ratelimit.spring.RateLimitExceededHandler;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.annotation.EnableScheduling;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,6 +47,53 @@ class RateLimitAutoConfigurationTests {
 			.hasSingleBean(RateLimitWebMvcConfigurer.class)
 			.hasSingleBean(RateLimitExceededHandler.class)
 			.hasSingleBean(MicrometerRateLimitMetrics.class));
+	}
+
+	@Test
+	void configuresAShapingSchedulerThatNeverStandsInForTheApplicationsOwn() {
+		ScheduledExecutorService own = Executors.newSingleThreadScheduledExecutor();
+		try {
+			this.runner.withBean("ownScheduler", ScheduledExecutorService.class, () -> own).run((context) -> {
+				assertThat(context.getBean(RateLimitWebMvcAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME))
+					.isInstanceOf(ScheduledThreadPoolExecutor.class);
+				assertThat(context.getBean(ScheduledExecutorService.class)).isSameAs(own);
+			});
+		}
+		finally {
+			own.shutdownNow();
+		}
+	}
+
+	@Test
+	void leavesTheApplicationsScheduledTasksToSpringBootsScheduler() {
+		this.runner.withConfiguration(AutoConfigurations.of(TaskSchedulingAutoConfiguration.class))
+			.withUserConfiguration(SchedulingEnabled.class)
+			.run((context) -> assertThat(context).hasBean("taskScheduler")
+				.hasBean(RateLimitWebMvcAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME));
+	}
+
+	@Test
+	void usesTheApplicationsShapingScheduler() {
+		ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+		try {
+			this.runner
+				.withBean(RateLimitWebMvcAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME, ScheduledExecutorService.class,
+						() -> scheduler)
+				.run((context) -> assertThat(context).hasNotFailed()
+					.getBean(RateLimitWebMvcAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME)
+					.isSameAs(scheduler));
+		}
+		finally {
+			scheduler.shutdownNow();
+		}
+	}
+
+	@Test
+	void shutsTheShapingSchedulerDownWithTheContext() {
+		AtomicReference<ScheduledThreadPoolExecutor> scheduler = new AtomicReference<>();
+		this.runner.run((context) -> scheduler.set(context
+			.getBean(RateLimitWebMvcAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME, ScheduledThreadPoolExecutor.class)));
+		assertThat(scheduler.get().isShutdown()).isTrue();
 	}
 
 	@Test
@@ -157,6 +211,12 @@ class RateLimitAutoConfigurationTests {
 				.rootCause()
 				.isInstanceOf(RateLimitConfigurationException.class)
 				.hasMessage("ratelimit.store is redis, but Spring Data Redis is not on the classpath."));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableScheduling
+	static class SchedulingEnabled {
+
 	}
 
 }

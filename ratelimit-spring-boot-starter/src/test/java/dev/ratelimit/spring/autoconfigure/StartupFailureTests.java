@@ -77,6 +77,65 @@ class StartupFailureTests {
 	}
 
 	@Test
+	void rejectsNoDelayOnAnAlgorithmThatDoesNotQueue() {
+		assertFailure(NoDelayOnGcra.class, "Invalid @RateLimited on " + NoDelayOnGcra.class.getName()
+				+ ".get(): noDelay applies only to LEAKY_BUCKET, the algorithm that queues requests; GCRA rejects them instead.");
+	}
+
+	@Test
+	void rejectsDelayAfterOnAnAlgorithmThatDoesNotQueue() {
+		assertFailure(DelayAfterOnTokenBucket.class, "Invalid @RateLimited on "
+				+ DelayAfterOnTokenBucket.class.getName()
+				+ ".get(): delayAfter (2) applies only to LEAKY_BUCKET, the algorithm that queues requests; TOKEN_BUCKET rejects them instead.");
+	}
+
+	@Test
+	void rejectsDelayAfterTogetherWithNoDelay() {
+		assertFailure(DelayAfterAndNoDelay.class, "Invalid @RateLimited on " + DelayAfterAndNoDelay.class.getName()
+				+ ".get(): delayAfter (2) and noDelay are both set: noDelay passes the whole burst at once, delayAfter only its first requests.");
+	}
+
+	@Test
+	void rejectsDelayAfterBeyondTheBurst() {
+		assertFailure(DelayAfterBeyondBurst.class, "Invalid @RateLimited on " + DelayAfterBeyondBurst.class.getName()
+				+ ".get(): delayAfter must be between 0 and the burst (5), was 6.");
+	}
+
+	@Test
+	void rejectsAnOverrideThatLeavesNoDelayOnAnAlgorithmThatDoesNotQueue() {
+		this.runner.withUserConfiguration(Shaped.class)
+			.withPropertyValues("ratelimit.policies.shaped.algorithm=gcra")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure())).hasMessage("Invalid @RateLimited on "
+					+ Shaped.class.getName()
+					+ ".get() with ratelimit.policies.shaped: noDelay applies only to LEAKY_BUCKET, the algorithm that queues requests; GCRA rejects them instead."));
+	}
+
+	@Test
+	void rejectsAnOverrideWithBothDelayAfterAndNoDelay() {
+		this.runner.withUserConfiguration(Shaped.class)
+			.withPropertyValues("ratelimit.policies.shaped.delay-after=1", "ratelimit.policies.shaped.no-delay=true")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure())).hasMessage("Invalid @RateLimited on "
+					+ Shaped.class.getName()
+					+ ".get() with ratelimit.policies.shaped: delay-after (1) and no-delay are both set: no-delay passes the whole burst at once, delay-after only its first requests."));
+	}
+
+	@Test
+	void rejectsRuleWithDelayAfterBeyondTheBurst() {
+		assertRuleFailure("Invalid ratelimit.rules[0]: delay-after must be between 0 and the burst (5), was 9.",
+				"ratelimit.rules[0].path=/api/**", "ratelimit.rules[0].limit=2", "ratelimit.rules[0].window=1s",
+				"ratelimit.rules[0].algorithm=leaky-bucket", "ratelimit.rules[0].burst=5",
+				"ratelimit.rules[0].delay-after=9");
+	}
+
+	@Test
+	void rejectsRuleWithNoDelayOnAnAlgorithmThatDoesNotQueue() {
+		assertRuleFailure(
+				"Invalid ratelimit.rules[0]: no-delay applies only to LEAKY_BUCKET, the algorithm that queues requests; SLIDING_LOG rejects them instead.",
+				"ratelimit.rules[0].path=/api/**", "ratelimit.rules[0].limit=2", "ratelimit.rules[0].window=1s",
+				"ratelimit.rules[0].algorithm=sliding-log", "ratelimit.rules[0].no-delay=true");
+	}
+
+	@Test
 	void rejectsInvalidOverride() {
 		this.runner.withUserConfiguration(Valid.class)
 			.withPropertyValues("ratelimit.policies.valid.limit=0")
@@ -189,6 +248,61 @@ class StartupFailureTests {
 
 		@GetMapping("/valid")
 		@RateLimited(limit = 1, window = "1s", name = "valid")
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class Shaped {
+
+		@GetMapping("/shaped")
+		@RateLimited(limit = 2, window = "1s", burst = 5, algorithm = dev.ratelimit.core.Algorithm.LEAKY_BUCKET,
+				noDelay = true, name = "shaped")
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class NoDelayOnGcra {
+
+		@GetMapping("/no-delay")
+		@RateLimited(limit = 2, window = "1s", burst = 5, algorithm = dev.ratelimit.core.Algorithm.GCRA,
+				noDelay = true)
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class DelayAfterOnTokenBucket {
+
+		@GetMapping("/delay-after")
+		@RateLimited(limit = 2, window = "1s", burst = 5, algorithm = dev.ratelimit.core.Algorithm.TOKEN_BUCKET,
+				delayAfter = 2)
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class DelayAfterAndNoDelay {
+
+		@GetMapping("/both")
+		@RateLimited(limit = 2, window = "1s", burst = 5, algorithm = dev.ratelimit.core.Algorithm.LEAKY_BUCKET,
+				delayAfter = 2, noDelay = true)
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class DelayAfterBeyondBurst {
+
+		@GetMapping("/beyond")
+		@RateLimited(limit = 2, window = "1s", burst = 5, algorithm = dev.ratelimit.core.Algorithm.LEAKY_BUCKET,
+				delayAfter = 6)
 		void get() {
 		}
 
