@@ -174,7 +174,11 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 * @return the window in microseconds
 	 */
 	public long windowMicros() {
-		return this.window.getSeconds() * 1_000_000L + this.window.getNano() / 1000;
+		return micros(this.window);
+	}
+
+	private static long micros(Duration duration) {
+		return duration.getSeconds() * 1_000_000L + duration.getNano() / 1000;
 	}
 
 	/**
@@ -183,7 +187,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	private static void checkExactness(String name, Algorithm algorithm, long limit, Duration window, long capacity,
 			long cost) {
-		long windowMicros = window.getSeconds() * 1_000_000L + window.getNano() / 1000;
+		long windowMicros = micros(window);
 		String problem = switch (algorithm) {
 			case FIXED_WINDOW -> null;
 			case SLIDING_LOG -> (limit > MAX_SLIDING_LOG_LIMIT)
