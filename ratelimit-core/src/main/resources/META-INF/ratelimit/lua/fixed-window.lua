@@ -3,7 +3,12 @@ Fixed window: counts the permits taken in each window, windows aligned to multip
 clock's zero (the Unix epoch with Redis TIME). The count starts over at each boundary, so up to twice the
 limit can pass across one.
 
-State: one string, "<window index>:<permits taken in it>".
+State: one integer, count * 2^21 + (window index mod 2^21), which Redis stores as a machine word rather
+than as a string. Only the index modulo 2^21 is kept: a key expires at most max(1 s, window + 2 ms) after
+it was written, so with Redis TIME it never outlives 2^21 windows of at least 1 µs. (A caller that passes
+its own clock must not move it by a multiple of 2^21 windows within one second.) A limit of 2^32 or more
+does not fit beside the index; such a window is kept as the string "<window index>:<count>". Both forms
+are read whatever the limit.
 
 Calling convention, the same for all six scripts (docs/redis.md):
   KEYS[1]  the state key; the script touches no other key
@@ -35,10 +40,8 @@ local function ceil_div(a, b)
   return -floor_div(-a, b)
 end
 
--- tostring() would print large numbers with an exponent.
-local function int(n)
-  return string.format('%d', n)
-end
+-- How many window indexes the packed state tells apart.
+local PACK = 2097152
 
 -- Redis counts a TTL from the script's start in whole milliseconds, up to 1 ms before `now`: one more
 -- millisecond makes sure the key outlives its state.
@@ -47,15 +50,24 @@ local function ttl_ms(micros)
 end
 
 function algorithm.load(key, limit, window, burst, cost, delay_after, now)
-  local s = { key = key, limit = limit, cost = cost, now = now, used = 0 }
-  s.index = floor_div(now, window)
-  s.until_next = (s.index + 1) * window - now
+  local index = floor_div(now, window)
+  local s = { key = key, limit = limit, cost = cost, now = now, used = 0, index = index,
+              until_next = (index + 1) * window - now }
   -- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
-  local ok, stored = pcall(redis.call, 'GET', key)
-  if ok and stored then
-    local index, count = string.match(stored, '^(-?%d+):(%d+)$')
-    if tonumber(index) == s.index then
-      s.used = tonumber(count)
+  local stored = redis.pcall('GET', key)
+  if type(stored) == 'string' then
+    local value = tonumber(stored)
+    if value then
+      local count = floor_div(value, PACK)
+      if value - count * PACK == index - floor_div(index, PACK) * PACK then
+        -- capped in case a larger policy of the same name wrote it
+        s.used = math.min(count, limit)
+      end
+    else
+      local stored_index, count = string.match(stored, '^(-?%d+):(%d+)$')
+      if tonumber(stored_index) == index then
+        s.used = math.min(tonumber(count), limit)
+      end
     end
   end
   return s
@@ -67,7 +79,14 @@ end
 
 function algorithm.take(s)
   s.used = s.used + s.cost
-  redis.call('SET', s.key, int(s.index) .. ':' .. int(s.used), 'PX', ttl_ms(s.until_next))
+  local state
+  if s.limit < 4294967296 then
+    state = s.used * PACK + s.index - floor_div(s.index, PACK) * PACK
+  else
+    state = string.format('%d:%d', s.index, s.used)
+  end
+  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
+  redis.call('SET', s.key, state, 'PX', ttl_ms(s.until_next))
 end
 
 function algorithm.reply(s, allowed)

@@ -47,11 +47,6 @@ local function gcd(a, b)
   return a
 end
 
--- tostring() would print large numbers with an exponent.
-local function int(n)
-  return string.format('%d', n)
-end
-
 -- Redis counts a TTL from the script's start in whole milliseconds, up to 1 ms before `now`: one more
 -- millisecond makes sure the key outlives its state.
 local function ttl_ms(micros)
@@ -73,13 +68,16 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   local s = { key = key, limit = limit, burst = burst, cost = cost, now = now,
               scale = limit / g, interval = window / g, ahead = 0 }
   -- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
-  local ok, stored = pcall(redis.call, 'GET', key)
-  if ok and stored then
-    local tat, ticks = string.match(stored, '^(-?%d+):?(%d*)$')
-    tat = tonumber(tat)
+  local stored = redis.pcall('GET', key)
+  if type(stored) == 'string' then
+    local tat, ticks = tonumber(stored), 0
+    if not tat then
+      tat, ticks = string.match(stored, '^(-?%d+):(%d+)$')
+      tat, ticks = tonumber(tat), tonumber(ticks)
+    end
     if tat and tat >= now then
       -- capped in case a larger policy of the same name wrote it
-      s.ahead = math.min((tat - now) * s.scale + (tonumber(ticks) or 0), burst * s.interval)
+      s.ahead = math.min((tat - now) * s.scale + ticks, burst * s.interval)
     end
   end
   return s
@@ -94,10 +92,11 @@ function algorithm.take(s)
   s.ahead = s.ahead + s.cost * s.interval
   local whole = floor_div(s.ahead, s.scale)
   local ticks = s.ahead - whole * s.scale
-  local tat = int(s.now + whole)
+  local tat = s.now + whole
   if ticks > 0 then
-    tat = tat .. ':' .. int(ticks)
+    tat = string.format('%d:%d', tat, ticks)
   end
+  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
   redis.call('SET', s.key, tat, 'PX', ttl_ms(ceil_div(s.ahead, s.scale)))
 end
 

@@ -48,11 +48,6 @@ local function gcd(a, b)
   return a
 end
 
--- tostring() would print large numbers with an exponent.
-local function int(n)
-  return string.format('%d', n)
-end
-
 -- Redis counts a TTL from the script's start in whole milliseconds, up to 1 ms before `now`: one more
 -- millisecond makes sure the key outlives its state.
 local function ttl_ms(micros)
@@ -74,13 +69,16 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   local s = { key = key, limit = limit, burst = burst, cost = cost, delay_after = delay_after, now = now,
               scale = limit / g, interval = window / g, ahead = 0 }
   -- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
-  local ok, stored = pcall(redis.call, 'GET', key)
-  if ok and stored then
-    local free, ticks = string.match(stored, '^(-?%d+):?(%d*)$')
-    free = tonumber(free)
+  local stored = redis.pcall('GET', key)
+  if type(stored) == 'string' then
+    local free, ticks = tonumber(stored), 0
+    if not free then
+      free, ticks = string.match(stored, '^(-?%d+):(%d+)$')
+      free, ticks = tonumber(free), tonumber(ticks)
+    end
     if free and free >= now then
       -- capped in case a larger policy of the same name wrote it
-      s.ahead = math.min((free - now) * s.scale + (tonumber(ticks) or 0), (burst + 1) * s.interval)
+      s.ahead = math.min((free - now) * s.scale + ticks, (burst + 1) * s.interval)
     end
   end
   return s
@@ -101,10 +99,11 @@ function algorithm.take(s)
   s.ahead = s.ahead + s.cost * s.interval
   local whole = floor_div(s.ahead, s.scale)
   local ticks = s.ahead - whole * s.scale
-  local free = int(s.now + whole)
+  local free = s.now + whole
   if ticks > 0 then
-    free = free .. ':' .. int(ticks)
+    free = string.format('%d:%d', free, ticks)
   end
+  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
   redis.call('SET', s.key, free, 'PX', ttl_ms(ceil_div(s.ahead, s.scale)))
 end
 

@@ -35,11 +35,6 @@ local function ceil_div(a, b)
   return -floor_div(-a, b)
 end
 
--- tostring() would print large numbers with an exponent.
-local function int(n)
-  return string.format('%d', n)
-end
-
 -- Redis counts a TTL from the script's start in whole milliseconds, up to 1 ms before `now`: one more
 -- millisecond makes sure the key outlives its state.
 local function ttl_ms(micros)
@@ -68,8 +63,8 @@ end
 function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   local s = { key = key, limit = limit, window = window, cost = cost, now = now, expired = 0, size = 0 }
   -- a key of another type (the policy changed its algorithm) reads as empty and is replaced
-  local ok, length = pcall(redis.call, 'LLEN', key)
-  if ok then
+  local length = redis.pcall('LLEN', key)
+  if type(length) == 'number' then
     s.expired = count_expired(key, length, now - window)
     s.size = length - s.expired
   else
@@ -92,7 +87,8 @@ function algorithm.take(s)
     redis.call('LTRIM', s.key, s.expired, -1)
     s.expired = 0
   end
-  local now = int(s.now)
+  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
+  local now = s.now
   local left = s.cost
   while left > 0 do
     local part = {}
@@ -120,7 +116,10 @@ function algorithm.reply(s, allowed)
     retry = at(s, must_expire - 1) + s.window - s.now
   end
   local reset = 0
-  if s.size > 0 then
+  if allowed then
+    -- the newest entry is this request's
+    reset = s.window
+  elseif s.size > 0 then
     reset = at(s, s.size - 1) + s.window - s.now
   end
   return { allowed and 1 or 0, s.limit - s.size, retry, reset, 0, 0, 0, 0 }

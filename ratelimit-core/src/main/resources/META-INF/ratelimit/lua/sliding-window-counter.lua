@@ -5,7 +5,12 @@ weighted by how much of it still overlaps the last `window`:
 A request passes while estimate < limit - cost + 1 (estimate < limit for a cost of 1). Both sides are
 multiplied by the window so that the comparison is exact.
 
-State: one string, "<window index>:<previous count>:<current count>".
+State: one integer, (current + 2^16 * previous) * 2^21 + (window index mod 2^21), which Redis stores as a
+machine word rather than as a string. Only the index modulo 2^21 is kept: a key expires at most
+max(1 s, 2 windows + 2 ms) after it was written, so with Redis TIME it never outlives 2^21 windows of at
+least 1 µs. (A caller that passes its own clock must not move it by a multiple of 2^21 windows within one
+second.) Two counts of a limit above 65535 do not fit beside the index; such a state is kept as the string
+"<window index>:<previous count>:<current count>". Both forms are read whatever the limit.
 
 Calling convention, the same for all six scripts (docs/redis.md):
   KEYS[1]  the state key; the script touches no other key
@@ -37,10 +42,8 @@ local function ceil_div(a, b)
   return -floor_div(-a, b)
 end
 
--- tostring() would print large numbers with an exponent.
-local function int(n)
-  return string.format('%d', n)
-end
+-- How many window indexes the packed state tells apart, and the base of its two counts.
+local PACK, COUNTS = 2097152, 65536
 
 -- Redis counts a TTL from the script's start in whole milliseconds, up to 1 ms before `now`: one more
 -- millisecond makes sure the key outlives its state.
@@ -49,18 +52,33 @@ local function ttl_ms(micros)
 end
 
 function algorithm.load(key, limit, window, burst, cost, delay_after, now)
-  local s = { key = key, limit = limit, window = window, cost = cost, now = now, previous = 0, current = 0 }
-  s.index = floor_div(now, window)
-  s.elapsed = now - s.index * window
+  local index = floor_div(now, window)
+  local s = { key = key, limit = limit, window = window, cost = cost, now = now, previous = 0, current = 0,
+              index = index, elapsed = now - index * window }
   -- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
-  local ok, stored = pcall(redis.call, 'GET', key)
-  if ok and stored then
-    local index, previous, current = string.match(stored, '^(-?%d+):(%d+):(%d+)$')
-    index = tonumber(index)
-    if index == s.index then
-      s.previous, s.current = tonumber(previous), tonumber(current)
-    elseif index == s.index - 1 then
-      s.previous = tonumber(current)
+  local stored = redis.pcall('GET', key)
+  if type(stored) == 'string' then
+    -- age: how many windows ago the state was written (modulo PACK when packed)
+    local age, previous, current
+    local value = tonumber(stored)
+    if value then
+      local counts = floor_div(value, PACK)
+      previous = floor_div(counts, COUNTS)
+      current = counts - previous * COUNTS
+      age = index - (value - counts * PACK)
+      age = age - floor_div(age, PACK) * PACK
+    else
+      local stored_index
+      stored_index, previous, current = string.match(stored, '^(-?%d+):(%d+):(%d+)$')
+      if stored_index then
+        age, previous, current = index - tonumber(stored_index), tonumber(previous), tonumber(current)
+      end
+    end
+    -- capped in case a larger policy of the same name wrote it
+    if age == 0 then
+      s.previous, s.current = math.min(previous, limit), math.min(current, limit)
+    elseif age == 1 then
+      s.previous = math.min(current, limit)
     end
   end
   return s
@@ -83,8 +101,14 @@ end
 
 function algorithm.take(s)
   s.current = s.current + s.cost
-  redis.call('SET', s.key, int(s.index) .. ':' .. int(s.previous) .. ':' .. int(s.current),
-    'PX', ttl_ms(reset_after(s)))
+  local state
+  if s.limit < COUNTS then
+    state = (s.current + COUNTS * s.previous) * PACK + s.index - floor_div(s.index, PACK) * PACK
+  else
+    state = string.format('%d:%d:%d', s.index, s.previous, s.current)
+  end
+  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
+  redis.call('SET', s.key, state, 'PX', ttl_ms(reset_after(s)))
 end
 
 -- The first microsecond at which the request fits: later in this window as the previous one fades, or

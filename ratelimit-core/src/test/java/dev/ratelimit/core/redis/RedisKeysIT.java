@@ -134,6 +134,17 @@ class RedisKeysIT {
 		}
 	}
 
+	@ParameterizedTest
+	@EnumSource(names = { "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER" })
+	void keepsWindowCountsAsAnIntegerUnlessTheLimitIsTooLargeToPack(Algorithm algorithm) {
+		RedisRateLimitStore store = store().build();
+		long largest = (algorithm == Algorithm.FIXED_WINDOW) ? (1L << 32) - 1 : 65_535;
+		store.limiter(RateLimitPolicy.of("packed", algorithm, largest, Duration.ofSeconds(10))).decide("client");
+		store.limiter(RateLimitPolicy.of("string", algorithm, largest + 1, Duration.ofSeconds(10))).decide("client");
+		assertThat(this.commands.objectEncoding(this.prefix + "{client}:packed")).isEqualTo("int");
+		assertThat(this.commands.objectEncoding(this.prefix + "{client}:string")).isEqualTo("embstr");
+	}
+
 	@Test
 	void keepsTheSlidingLogNoLongerThanTheLimit() {
 		ManualTimeSource clock = new ManualTimeSource();

@@ -77,6 +77,46 @@ class RedisStoreDifferentialIT {
 		}
 	}
 
+	static Stream<Arguments> windowCounts() {
+		return Stream.of(
+				// packed into one integer: count, or both counts, beside the window index modulo 2^21
+				RateLimitPolicy.of("p", Algorithm.FIXED_WINDOW, 10, Duration.ofNanos(1000)),
+				RateLimitPolicy.of("p", Algorithm.FIXED_WINDOW, 3, Duration.ofSeconds(7)),
+				RateLimitPolicy.of("p", Algorithm.SLIDING_WINDOW_COUNTER, 10, Duration.ofNanos(7000)),
+				RateLimitPolicy.of("p", Algorithm.SLIDING_WINDOW_COUNTER, 65_535, Duration.ofNanos(1000))
+					.withCost(20_000),
+				// too large to pack: kept as a string
+				RateLimitPolicy.of("p", Algorithm.FIXED_WINDOW, 1L << 32, Duration.ofNanos(1000)).withCost(1L << 30),
+				RateLimitPolicy.of("p", Algorithm.SLIDING_WINDOW_COUNTER, 65_536, Duration.ofNanos(1000))
+					.withCost(20_000))
+			.map(Arguments::of);
+	}
+
+	/**
+	 * Redis keeps a window index modulo 2^21 when it packs the counts into one integer: a trace across the
+	 * index where that wraps to zero decides as the in-memory store, whether the state is packed or, for a
+	 * limit too large to pack, a string.
+	 */
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("windowCounts")
+	void decidesAcrossTheWrapOfThePackedWindowIndex(RateLimitPolicy policy) {
+		long window = policy.windowMicros();
+		long offset = (3 * (1L << 21) - 3) * window;
+		Random random = new Random(policy.limit());
+		ManualTimeSource memoryClock = new ManualTimeSource();
+		ManualTimeSource redisClock = new ManualTimeSource();
+		RateLimitStore memory = InMemoryRateLimitStore.builder().timeSource(memoryClock).build();
+		RateLimitStore redis = redisStore(redisClock);
+		long now = 0;
+		while (now < 8 * window) {
+			memoryClock.set(now * 1000);
+			redisClock.set((offset + now) * 1000);
+			Decision expected = memory.limiter(policy).decide("k");
+			assertThat(redis.limiter(policy).decide("k")).as("request at %d us", now).isEqualTo(expected);
+			now = nextTime(random, now, window);
+		}
+	}
+
 	static Stream<Arguments> stacks() {
 		Random random = new Random(7);
 		return IntStream.range(0, 24).mapToObj((i) -> {
