@@ -3,8 +3,11 @@ package dev.ratelimit.core.redis;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -57,6 +60,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private static final long MAX_HORIZON_MICROS = 1L << 52;
 
 	private static final Duration MAX_DENY_RETRY = Duration.ofSeconds(1);
+
+	/** The warm-up's client in its keys: {@link #escape} writes every {@code %} of a client key as {@code %25}. */
+	private static final String WARM_UP_KEY = "%warm-up";
 
 	private final RedisScriptExecutor executor;
 
@@ -169,30 +175,59 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	private List<Decision> callRedis(String key, List<RedisLimiter> limiters) throws RedisFailure {
+	/**
+	 * Runs, once each, the scripts that the given policies use, on a key that no client key is written as, so
+	 * that the connection is open and Redis has compiled the scripts before the first request: that request
+	 * would otherwise pay for both, which can take longer than the timeout. The key it writes expires like any
+	 * other, and no client's state changes. It neither calls the failure listener nor applies the failure
+	 * policy.
+	 * @param stacks the policies of each endpoint, decided together when there are several
+	 * @return completes once Redis has run every script, exceptionally when one call failed
+	 */
+	public CompletableFuture<Void> warmUp(Collection<List<RateLimitPolicy>> stacks) {
+		Map<String, CompletableFuture<List<Long>>> calls = new HashMap<>();
+		for (List<RateLimitPolicy> stack : stacks) {
+			List<RedisLimiter> limiters = new ArrayList<>(stack.size());
+			stack.forEach((policy) -> limiters.add((RedisLimiter) limiter(policy)));
+			Call call = call(WARM_UP_KEY, limiters);
+			calls.computeIfAbsent(call.script.sha1(), (sha1) -> {
+				try {
+					return this.executor.execute(sha1, call.script.source(), call.keys, call.args).toCompletableFuture();
+				}
+				catch (RuntimeException ex) {
+					return CompletableFuture.failedFuture(ex);
+				}
+			});
+		}
+		return CompletableFuture.allOf(calls.values().toArray(CompletableFuture[]::new));
+	}
+
+	/** One script call: the script, its keys and its arguments. */
+	private record Call(RedisScripts.Script script, List<String> keys, List<String> args) {
+	}
+
+	/** The call deciding under the given policies for a client whose key is written {@code clientKey}. */
+	private Call call(String clientKey, List<RedisLimiter> limiters) {
 		String now = (this.timeSource != null) ? Long.toString(Math.floorDiv(this.timeSource.nanoTime(), 1000))
 				: "";
-		String clientKey = this.keyPrefix + '{' + escape(key) + "}:";
-		RedisScripts.Script script;
-		List<String> keys;
-		List<String> args;
+		String keyStart = this.keyPrefix + '{' + clientKey + "}:";
 		if (limiters.size() == 1) {
 			RedisLimiter limiter = limiters.get(0);
-			script = limiter.script;
-			keys = List.of(clientKey + limiter.policy().name());
-			args = limiter.standaloneArgs(now);
+			return new Call(limiter.script, List.of(keyStart + limiter.policy().name()), limiter.standaloneArgs(now));
 		}
-		else {
-			script = RedisScripts.get().stacked();
-			keys = new ArrayList<>(limiters.size());
-			args = new ArrayList<>(1 + 6 * limiters.size());
-			args.add(now);
-			for (RedisLimiter limiter : limiters) {
-				keys.add(clientKey + limiter.policy().name());
-				limiter.addStackedArgs(args);
-			}
+		List<String> keys = new ArrayList<>(limiters.size());
+		List<String> args = new ArrayList<>(1 + 6 * limiters.size());
+		args.add(now);
+		for (RedisLimiter limiter : limiters) {
+			keys.add(keyStart + limiter.policy().name());
+			limiter.addStackedArgs(args);
 		}
-		List<Long> reply = await(script, keys, args);
+		return new Call(RedisScripts.get().stacked(), keys, args);
+	}
+
+	private List<Decision> callRedis(String key, List<RedisLimiter> limiters) throws RedisFailure {
+		Call call = call(escape(key), limiters);
+		List<Long> reply = await(call);
 		try {
 			if (reply.size() != 8 * limiters.size()) {
 				throw new IllegalStateException("wrong length");
@@ -210,10 +245,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	private List<Long> await(RedisScripts.Script script, List<String> keys, List<String> args) throws RedisFailure {
+	private List<Long> await(Call call) throws RedisFailure {
 		CompletableFuture<List<Long>> reply;
 		try {
-			reply = this.executor.execute(script.sha1(), script.source(), keys, args).toCompletableFuture();
+			reply = this.executor.execute(call.script.sha1(), call.script.source(), call.keys, call.args)
+				.toCompletableFuture();
 		}
 		catch (RuntimeException ex) {
 			throw new RedisFailure(ex, true);

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.KeyScanCursor;
@@ -193,6 +194,23 @@ class RedisKeysIT {
 		}
 		assertThat(allowed).isEqualTo(10);
 		assertThat(this.redis.executor().noScriptFallbacks() - fallbacks).isEqualTo(10);
+		assertThat(this.failures).isEmpty();
+	}
+
+	@Test
+	void warmsUpTheScriptsOfEveryEndpointWithoutTouchingAClient() throws Exception {
+		RateLimitPolicy gcra = RateLimitPolicy.of("api", Algorithm.GCRA, 3, Duration.ofSeconds(10));
+		RateLimitPolicy window = RateLimitPolicy.of("window", Algorithm.FIXED_WINDOW, 3, Duration.ofSeconds(10));
+		RateLimitPolicy log = RateLimitPolicy.of("log", Algorithm.SLIDING_LOG, 3, Duration.ofSeconds(10));
+		RedisRateLimitStore store = store().build();
+		this.commands.scriptFlush();
+		store.warmUp(List.of(List.of(gcra), List.of(window, log))).get(10, TimeUnit.SECONDS);
+		assertThat(this.commands.scriptExists(RedisScripts.get().standalone(Algorithm.GCRA).sha1(),
+				RedisScripts.get().stacked().sha1(), RedisScripts.get().standalone(Algorithm.FIXED_WINDOW).sha1()))
+			.containsExactly(true, true, false);
+		assertThat(keysUnderPrefix()).isNotEmpty()
+			.allSatisfy((key) -> assertThat(key).startsWith(this.prefix + "{%warm-up}:"));
+		assertThat(store.limiter(gcra).decide("client").remaining()).isEqualTo(2);
 		assertThat(this.failures).isEmpty();
 	}
 

@@ -57,6 +57,31 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void warmsUpEachScriptOnceUnderAKeyNoClientKeyBecomes() {
+		StubExecutor redis = new StubExecutor((call) -> reply(1, 2, 0, 1, 0, 0, 0, 0));
+		RedisRateLimitStore store = RedisRateLimitStore.builder(redis).build();
+		RateLimitPolicy other = RateLimitPolicy.of("other", Algorithm.GCRA, 5, Duration.ofMinutes(1));
+		assertThat(store.warmUp(List.of(List.of(GCRA), List.of(other), List.of(GCRA, LEAKY)))).isCompleted();
+		assertThat(redis.calls).extracting((call) -> call.sha1)
+			.containsExactlyInAnyOrder(RedisScripts.get().standalone(Algorithm.GCRA).sha1(),
+					RedisScripts.get().stacked().sha1());
+		assertThat(redis.calls).flatExtracting((call) -> call.keys)
+			.allSatisfy((key) -> assertThat(key).startsWith("ratelimit:{%warm-up}:"));
+		assertThat(RedisRateLimitStore.escape("%warm-up")).isNotEqualTo("%warm-up");
+	}
+
+	@Test
+	void reportsAFailedWarmUpToItsCallerOnly() {
+		List<Throwable> failures = new CopyOnWriteArrayList<>();
+		RedisRateLimitStore store = RedisRateLimitStore
+			.builder(new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException("down"))))
+			.onFailure((policies, cause) -> failures.add(cause))
+			.build();
+		assertThat(store.warmUp(List.of(List.of(GCRA)))).isCompletedExceptionally();
+		assertThat(failures).isEmpty();
+	}
+
+	@Test
 	void passesItsClockInMicrosecondsWhenGivenOne() {
 		StubExecutor redis = new StubExecutor((call) -> reply(1, 2, 0, 1, 0, 0, 0, 0));
 		ManualTimeSource clock = new ManualTimeSource(1_234_567_999);

@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -9,9 +10,13 @@ import java.util.Set;
 import java.util.StringJoiner;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.redis.RedisRateLimitStore;
 import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -29,11 +34,14 @@ import org.springframework.web.util.ServletRequestPathUtils;
 /**
  * Finds the limits of a request. Once every bean exists, it reads the {@link dev.ratelimit.spring.RateLimited}
  * declarations of every handler method and the {@code ratelimit.rules}, so that a mistake stops the start and
- * the hot path only looks up what was prepared.
+ * the hot path only looks up what was prepared; a Redis store then runs each script it will need once.
  */
 final class LimitCatalog implements SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(LimitCatalog.class);
+
+	/** How long the start waits for Redis to warm up. */
+	private static final Duration WARM_UP_WAIT = Duration.ofSeconds(2);
 
 	private final LimitDefinitions definitions;
 
@@ -68,6 +76,32 @@ final class LimitCatalog implements SmartInitializingSingleton {
 		this.rules = compiled;
 		if (logger.isInfoEnabled()) {
 			logger.info(describe(active));
+		}
+		if (this.store instanceof RedisRateLimitStore redis) {
+			warmUp(redis, active);
+		}
+	}
+
+	/**
+	 * Opens the connection and loads the scripts before the first request, which would otherwise pay for both
+	 * and could exceed the store's timeout. Waits a bounded time: should Redis not answer, requests take the
+	 * failure policy until it does.
+	 */
+	private static void warmUp(RedisRateLimitStore store, Set<EndpointLimits> active) {
+		if (active.isEmpty()) {
+			return;
+		}
+		try {
+			store.warmUp(active.stream().map(EndpointLimits::policies).toList())
+				.get(WARM_UP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			Throwable cause = (ex instanceof ExecutionException && ex.getCause() != null) ? ex.getCause() : ex;
+			logger.warn("Redis did not answer at startup (" + cause + "): until it does, rate limits follow the "
+					+ "store's failure policy");
 		}
 	}
 

@@ -4,9 +4,14 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.spring.KeyResolver;
 import dev.ratelimit.spring.RateLimitExceededHandler;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -329,6 +334,22 @@ class RateLimitInterceptorTests {
 			assertThat(mvc.get().uri("/gcra")).hasStatus(HttpStatus.TOO_MANY_REQUESTS)
 				.headers()
 				.hasValue("Retry-After", "9");
+		});
+	}
+
+	@Test
+	void warmsUpARedisStoreWithTheScriptOfEveryLimitedEndpointAtStartup() {
+		List<List<String>> calls = new CopyOnWriteArrayList<>();
+		RedisRateLimitStore store = RedisRateLimitStore.builder((sha1, script, keys, args) -> {
+			calls.add(keys);
+			return CompletableFuture.completedFuture(List.of());
+		}).build();
+		this.runner.withBean(RateLimitStore.class, () -> store).run((context) -> {
+			assertThat(context).hasNotFailed();
+			// one call per script: GCRA, FIXED_WINDOW and the stacked script of two GCRA policies
+			assertThat(calls).hasSize(3)
+				.contains(List.of("ratelimit:{%warm-up}:fixed"),
+						List.of("ratelimit:{%warm-up}:per-second", "ratelimit:{%warm-up}:per-minute"));
 		});
 	}
 
