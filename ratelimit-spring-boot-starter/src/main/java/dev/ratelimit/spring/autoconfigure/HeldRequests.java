@@ -5,6 +5,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
@@ -40,8 +41,15 @@ final class HeldRequests {
 
 	private final ScheduledExecutorService scheduler;
 
+	private final AtomicInteger held = new AtomicInteger();
+
 	HeldRequests(ScheduledExecutorService scheduler) {
 		this.scheduler = scheduler;
+	}
+
+	/** Returns how many requests are held now, waiting for their slot. */
+	int count() {
+		return this.held.get();
 	}
 
 	/**
@@ -64,13 +72,15 @@ final class HeldRequests {
 		}
 		AsyncContext context = request.startAsync(request, response);
 		context.setTimeout(TimeUnit.NANOSECONDS.toMillis(delayNanos) + GRACE_MILLIS);
-		Release release = new Release(context);
+		Release release = new Release(context, this.held);
 		context.addListener(release);
+		this.held.incrementAndGet();
 		try {
 			release.scheduled(this.scheduler.schedule(release, delayNanos, TimeUnit.NANOSECONDS));
 		}
 		catch (RejectedExecutionException ex) {
 			// the application is stopping
+			release.settle();
 			release.giveUp();
 		}
 	}
@@ -83,12 +93,16 @@ final class HeldRequests {
 
 		private final AsyncContext context;
 
+		/** The requests held, this one among them until it settles. */
+		private final AtomicInteger held;
+
 		private final AtomicBoolean settled = new AtomicBoolean();
 
 		private volatile @Nullable Future<?> task;
 
-		Release(AsyncContext context) {
+		Release(AsyncContext context, AtomicInteger held) {
 			this.context = context;
+			this.held = held;
 		}
 
 		void scheduled(Future<?> task) {
@@ -101,6 +115,7 @@ final class HeldRequests {
 		@Override
 		public void run() {
 			if (this.settled.compareAndSet(false, true)) {
+				this.held.decrementAndGet();
 				try {
 					this.context.dispatch();
 				}
@@ -136,9 +151,8 @@ final class HeldRequests {
 		public void onStartAsync(AsyncEvent event) {
 		}
 
-		/** Answers 503 and completes the request, which will not be released. */
+		/** Answers 503 and completes the request, which has settled and will not be released. */
 		void giveUp() {
-			this.settled.set(true);
 			HttpServletResponse response = (HttpServletResponse) this.context.getResponse();
 			if (!response.isCommitted()) {
 				response.setStatus(HttpStatus.SERVICE_UNAVAILABLE.value());
@@ -147,10 +161,11 @@ final class HeldRequests {
 		}
 
 		/** Cancels the release if it has not run yet; returns whether it had not. */
-		private boolean settle() {
+		boolean settle() {
 			if (!this.settled.compareAndSet(false, true)) {
 				return false;
 			}
+			this.held.decrementAndGet();
 			Future<?> task = this.task;
 			if (task != null) {
 				task.cancel(false);

@@ -5,6 +5,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.spring.RateLimitExceededHandler;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -16,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
@@ -66,14 +69,34 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	HeldRequests rateLimitHeldRequests(
+			@Qualifier(SHAPING_SCHEDULER_BEAN_NAME) ScheduledExecutorService shapingScheduler) {
+		return new HeldRequests(shapingScheduler);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	RateLimitInterceptor rateLimitInterceptor(LimitCatalog catalog, RateLimitStore store,
 			RateLimitExceededHandler exceededHandler, ObjectProvider<RateLimitMetrics> metrics,
-			RateLimitProperties properties,
-			@Qualifier(SHAPING_SCHEDULER_BEAN_NAME) ScheduledExecutorService shapingScheduler,
+			RateLimitProperties properties, HeldRequests heldRequests,
 			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters) {
 		return new RateLimitInterceptor(catalog, store, exceededHandler,
 				metrics.getIfAvailable(() -> RateLimitMetrics.NONE), properties.getHeaders().isLegacy(),
-				new HeldRequests(shapingScheduler), handlerAdapters);
+				heldRequests, handlerAdapters);
+	}
+
+	/** The number of held requests as a gauge, for a Micrometer registry. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterBinder.class)
+	static class HeldRequestsMetricsConfiguration {
+
+		@Bean
+		MeterBinder rateLimitHeldRequestsMetrics(HeldRequests heldRequests) {
+			return (registry) -> Gauge.builder("ratelimit.requests.held", heldRequests, HeldRequests::count)
+				.description("Requests a leaky bucket holds until their slot")
+				.register(registry);
+		}
+
 	}
 
 	@Bean

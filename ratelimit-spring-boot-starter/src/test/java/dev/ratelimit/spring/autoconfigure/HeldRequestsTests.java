@@ -100,6 +100,30 @@ class HeldRequestsTests {
 		this.held.hold(this.request, this.response, Duration.ofSeconds(1).toNanos());
 		assertThat(this.response.getStatus()).isEqualTo(503);
 		assertThat(this.request.isAsyncStarted()).isFalse();
+		assertThat(this.held.count()).isZero();
+	}
+
+	@Test
+	void countsTheRequestsHeldUntilEachIsReleasedOrEnds() throws IOException {
+		MockHttpServletRequest[] requests = new MockHttpServletRequest[4];
+		for (int i = 0; i < requests.length; i++) {
+			requests[i] = new MockHttpServletRequest("GET", "/queued/" + i);
+			requests[i].setAsyncSupported(true);
+			this.held.hold(requests[i], new MockHttpServletResponse(), Duration.ofSeconds(1 + i).toNanos());
+		}
+		assertThat(this.held.count()).isEqualTo(4);
+		this.scheduler.advance(Duration.ofSeconds(1));
+		assertThat(this.held.count()).as("after one release").isEqualTo(3);
+		requests[1].getAsyncContext().complete();
+		assertThat(this.held.count()).as("after the container completed one").isEqualTo(2);
+		MockAsyncContext erred = (MockAsyncContext) requests[2].getAsyncContext();
+		erred.getListeners().get(0).onError(new AsyncEvent(erred, new IOException("Connection reset by peer")));
+		assertThat(this.held.count()).as("after a client went away").isEqualTo(1);
+		MockAsyncContext late = (MockAsyncContext) requests[3].getAsyncContext();
+		late.getListeners().get(0).onTimeout(new AsyncEvent(late));
+		assertThat(this.held.count()).as("after a timeout").isZero();
+		this.scheduler.advance(Duration.ofSeconds(10));
+		assertThat(this.held.count()).isZero();
 	}
 
 	@Test

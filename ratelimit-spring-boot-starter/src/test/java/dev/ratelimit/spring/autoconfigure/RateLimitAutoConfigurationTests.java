@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -16,6 +17,9 @@ import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.spring.RateLimitExceededHandler;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -26,6 +30,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -164,6 +170,21 @@ class RateLimitAutoConfigurationTests {
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(RateLimitInterceptor.class)
 				.doesNotHaveBean(MicrometerRateLimitMetrics.class));
+	}
+
+	@Test
+	void publishesTheNumberOfHeldRequestsAsAGauge() {
+		this.runner.run((context) -> {
+			MeterRegistry registry = new SimpleMeterRegistry();
+			context.getBeansOfType(MeterBinder.class).values().forEach((binder) -> binder.bindTo(registry));
+			MockHttpServletRequest request = new MockHttpServletRequest("GET", "/queued");
+			request.setAsyncSupported(true);
+			context.getBean(HeldRequests.class)
+				.hold(request, new MockHttpServletResponse(), Duration.ofMinutes(10).toNanos());
+			assertThat(registry.get("ratelimit.requests.held").gauge().value()).isOne();
+			request.getAsyncContext().complete();
+			assertThat(registry.get("ratelimit.requests.held").gauge().value()).isZero();
+		});
 	}
 
 	@Test
