@@ -27,7 +27,9 @@ import dev.ratelimit.core.redis.RedisScriptExecutor;
  * A {@link RedisScriptExecutor} on Spring Data Redis, for the {@link RedisRateLimitStore}.
  * <p>
  * Each call is one {@code EVALSHA}, followed by an {@code EVAL} only when Redis answers {@code NOSCRIPT}. It
- * never blocks a thread: replies arrive on the client's I/O threads, and many calls share one connection. On a
+ * never blocks a thread: replies arrive on the client's I/O threads, many calls share one connection, and that
+ * connection is opened on a thread of its own, so that a Redis that does not answer keeps a caller waiting no
+ * longer than the store's timeout. On a
  * Redis Cluster, Lettuce sends each call to the node owning its keys, which share one hash tag.
  * <p>
  * On a {@link LettuceConnectionFactory} that shares its native connection (Spring Boot's default), calls go
@@ -41,8 +43,11 @@ public final class SpringDataRedisScriptExecutor implements RedisScriptExecutor 
 
 	private final @Nullable LettuceConnectionFactory lettuce;
 
-	/** The shared connection's commands, fetched again should the factory have replaced that connection. */
+	/** The shared connection's commands once open, fetched again should the factory have replaced it. */
 	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
+
+	/** The last attempt to open the shared connection. */
+	private @Nullable CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> opening;
 
 	@SuppressWarnings("rawtypes")
 	private final Map<String, RedisScript<List>> scripts = new ConcurrentHashMap<>();
@@ -90,7 +95,33 @@ public final class SpringDataRedisScriptExecutor implements RedisScriptExecutor 
 
 	private CompletionStage<List<Long>> executeOnLettuce(String sha1, String script, List<String> keys,
 			List<String> args) {
-		RedisClusterAsyncCommands<byte[], byte[]> commands = lettuceCommands();
+		RedisClusterAsyncCommands<byte[], byte[]> commands = this.commands;
+		if (commands != null && commands.isOpen()) {
+			return send(commands, sha1, script, keys, args);
+		}
+		// opening the connection waits as long as the client's own timeouts allow: not on the caller's thread,
+		// which waits only as long as the store's timeout
+		CompletableFuture<List<Long>> reply = new CompletableFuture<>();
+		open().whenComplete((opened, ex) -> {
+			if (ex != null) {
+				reply.completeExceptionally(ex);
+			}
+			else if (!reply.isDone()) {
+				send(opened, sha1, script, keys, args).whenComplete((values, failure) -> {
+					if (failure != null) {
+						reply.completeExceptionally(failure);
+					}
+					else {
+						reply.complete(values);
+					}
+				});
+			}
+		});
+		return reply;
+	}
+
+	private CompletableFuture<List<Long>> send(RedisClusterAsyncCommands<byte[], byte[]> commands, String sha1,
+			String script, List<String> keys, List<String> args) {
 		byte[][] keyBytes = bytes(keys);
 		byte[][] argBytes = bytes(args);
 		RedisFuture<List<Object>> byDigest = commands.evalsha(sha1, ScriptOutputType.MULTI, keyBytes, argBytes);
@@ -108,18 +139,28 @@ public final class SpringDataRedisScriptExecutor implements RedisScriptExecutor 
 		return reply;
 	}
 
-	private RedisClusterAsyncCommands<byte[], byte[]> lettuceCommands() {
-		RedisClusterAsyncCommands<byte[], byte[]> commands = this.commands;
-		if (commands == null || !commands.isOpen()) {
-			@SuppressWarnings("unchecked")
-			RedisClusterAsyncCommands<byte[], byte[]> shared = (RedisClusterAsyncCommands<byte[], byte[]>) Objects
-				.requireNonNull(this.lettuce)
-				.getConnection()
-				.getNativeConnection();
-			commands = shared;
-			this.commands = commands;
+	/** Opens the shared connection on a thread of its own, one attempt at a time. */
+	private synchronized CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> open() {
+		CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> opening = this.opening;
+		if (opening == null || opening.isCompletedExceptionally() || (opening.isDone() && !opening.join().isOpen())) {
+			opening = CompletableFuture.supplyAsync(this::connect, (task) -> {
+				Thread thread = new Thread(task, "ratelimit-redis-connect");
+				thread.setDaemon(true);
+				thread.start();
+			});
+			this.opening = opening;
 		}
-		return commands;
+		return opening;
+	}
+
+	private RedisClusterAsyncCommands<byte[], byte[]> connect() {
+		@SuppressWarnings("unchecked")
+		RedisClusterAsyncCommands<byte[], byte[]> shared = (RedisClusterAsyncCommands<byte[], byte[]>) Objects
+			.requireNonNull(this.lettuce)
+			.getConnection()
+			.getNativeConnection();
+		this.commands = shared;
+		return shared;
 	}
 
 	private static boolean isNoScript(Throwable ex) {

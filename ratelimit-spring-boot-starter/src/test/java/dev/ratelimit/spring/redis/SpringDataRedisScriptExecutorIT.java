@@ -1,14 +1,21 @@
 package dev.ratelimit.spring.redis;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.ratelimit.core.Algorithm;
@@ -22,6 +29,7 @@ import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.RedisServerProcess;
 import dev.ratelimit.core.testing.TestRedis;
 
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -47,6 +55,36 @@ class SpringDataRedisScriptExecutorIT {
 		}
 		finally {
 			connectionFactory.destroy();
+		}
+	}
+
+	@Test
+	void keepsNoCallerWaitingLongerThanTheTimeoutForAConnectionThatDoesNotOpen() throws Exception {
+		// a server that accepts connections, through its backlog, but never answers Lettuce's handshake
+		try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+			LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration("127.0.0.1", silent.getLocalPort()),
+					LettuceClientConfiguration.builder().commandTimeout(Duration.ofMinutes(1)).build());
+			connectionFactory.afterPropertiesSet();
+			try {
+				RateLimitPolicy policy = RateLimitPolicy.of("api", Algorithm.GCRA, 3, Duration.ofMinutes(1));
+				RedisRateLimitStore store = RedisRateLimitStore
+					.builder(new SpringDataRedisScriptExecutor(connectionFactory))
+					.failurePolicy(FailurePolicy.DENY)
+					.onFailure((policies, cause) -> this.failures.add(cause))
+					.build();
+				CompletableFuture<Void> warmUp = store.warmUp(List.of(List.of(policy)));
+				assertThat(store.limiter(policy).decide("client").allowed()).isFalse();
+				assertThat(this.failures).singleElement(as(InstanceOfAssertFactories.THROWABLE))
+					.isInstanceOf(TimeoutException.class)
+					.hasMessage("Redis did not answer within 100 ms");
+				assertThat(warmUp).isNotDone();
+			}
+			finally {
+				// resets the connection still waiting for its handshake, which would hold up the shutdown
+				silent.close();
+				connectionFactory.destroy();
+			}
 		}
 	}
 
