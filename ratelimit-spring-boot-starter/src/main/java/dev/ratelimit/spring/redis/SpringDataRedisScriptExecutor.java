@@ -29,8 +29,8 @@ import dev.ratelimit.core.redis.RedisScriptExecutor;
  * Each call is one {@code EVALSHA}, followed by an {@code EVAL} only when Redis answers {@code NOSCRIPT}. It
  * never blocks a thread: replies arrive on the client's I/O threads, many calls share one connection, and that
  * connection is opened on a thread of its own, so that a Redis that does not answer keeps a caller waiting no
- * longer than the store's timeout. On a
- * Redis Cluster, Lettuce sends each call to the node owning its keys, which share one hash tag.
+ * longer than the store's timeout. On a Redis Cluster, Lettuce sends each call to the node owning its keys,
+ * which share one hash tag.
  * <p>
  * On a {@link LettuceConnectionFactory} that shares its native connection (Spring Boot's default), calls go
  * straight to that connection's asynchronous commands: the reactive template costs about as much client time
