@@ -72,13 +72,13 @@ class RedisRateLimitStoreTests {
 
 	@Test
 	void reportsAFailedWarmUpToItsCallerOnly() {
-		List<Throwable> failures = new CopyOnWriteArrayList<>();
+		Failures failures = new Failures();
 		RedisRateLimitStore store = RedisRateLimitStore
 			.builder(new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException("down"))))
-			.onFailure((policies, cause) -> failures.add(cause))
+			.onFailure(failures)
 			.build();
 		assertThat(store.warmUp(List.of(List.of(GCRA)))).isCompletedExceptionally();
-		assertThat(failures).isEmpty();
+		assertThat(failures.causes).isEmpty();
 	}
 
 	@Test
