@@ -56,18 +56,23 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   -- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
   local stored = redis.pcall('GET', key)
   if type(stored) == 'string' then
+    -- age: how many windows ago the state was written (modulo PACK when packed)
+    local age, count
     local value = tonumber(stored)
     if value then
-      local count = floor_div(value, PACK)
-      if value - count * PACK == index - floor_div(index, PACK) * PACK then
-        -- capped in case a larger policy of the same name wrote it
-        s.used = math.min(count, limit)
-      end
+      count = floor_div(value, PACK)
+      age = index - (value - count * PACK)
+      age = age - floor_div(age, PACK) * PACK
     else
-      local stored_index, count = string.match(stored, '^(-?%d+):(%d+)$')
-      if tonumber(stored_index) == index then
-        s.used = math.min(tonumber(count), limit)
+      local stored_index
+      stored_index, count = string.match(stored, '^(-?%d+):(%d+)$')
+      if stored_index then
+        age, count = index - tonumber(stored_index), tonumber(count)
       end
+    end
+    -- capped in case a larger policy of the same name wrote it
+    if age == 0 then
+      s.used = math.min(count, limit)
     end
   end
   return s
@@ -80,7 +85,7 @@ end
 function algorithm.take(s)
   s.used = s.used + s.cost
   local state
-  if s.limit < 4294967296 then
+  if s.limit < 2^32 then
     state = s.used * PACK + s.index - floor_div(s.index, PACK) * PACK
   else
     state = string.format('%d:%d', s.index, s.used)

@@ -132,16 +132,21 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		if (policies.size() == 1) {
 			return List.of(limiter(policies.get(0)).decide(key));
 		}
+		return decide(key, limiters(policies));
+	}
+
+	/** The limiters of policies decided together, whose names tell their keys apart. */
+	private List<RedisLimiter> limiters(List<RateLimitPolicy> policies) {
 		Set<String> names = new HashSet<>();
-		List<RedisLimiter> stacked = new ArrayList<>(policies.size());
+		List<RedisLimiter> limiters = new ArrayList<>(policies.size());
 		for (RateLimitPolicy policy : policies) {
 			if (!names.add(policy.name())) {
 				throw new IllegalArgumentException(
 						"Stacked policies must have distinct names, '" + policy.name() + "' appears twice");
 			}
-			stacked.add((RedisLimiter) limiter(policy));
+			limiters.add((RedisLimiter) limiter(policy));
 		}
-		return decide(key, stacked);
+		return limiters;
 	}
 
 	/** Decides one request under the given policies: one script call, or the failure policy. */
@@ -187,9 +192,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	public CompletableFuture<Void> warmUp(Collection<List<RateLimitPolicy>> stacks) {
 		Map<String, CompletableFuture<List<Long>>> calls = new HashMap<>();
 		for (List<RateLimitPolicy> stack : stacks) {
-			List<RedisLimiter> limiters = new ArrayList<>(stack.size());
-			stack.forEach((policy) -> limiters.add((RedisLimiter) limiter(policy)));
-			Call call = call(WARM_UP_KEY, limiters);
+			Call call = call(WARM_UP_KEY, limiters(stack));
 			calls.computeIfAbsent(call.script.sha1(), (sha1) -> {
 				try {
 					return this.executor.execute(sha1, call.script.source(), call.keys, call.args).toCompletableFuture();

@@ -88,9 +88,6 @@ final class LimitCatalog implements SmartInitializingSingleton {
 	 * failure policy until it does.
 	 */
 	private static void warmUp(RedisRateLimitStore store, Set<EndpointLimits> active) {
-		if (active.isEmpty()) {
-			return;
-		}
 		try {
 			store.warmUp(active.stream().map(EndpointLimits::policies).toList())
 				.get(WARM_UP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
