@@ -1,7 +1,6 @@
 package dev.ratelimit.spring.redis;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -46,8 +45,8 @@ public final class SpringDataRedisScriptExecutor implements RedisScriptExecutor 
 	/** The shared connection's commands once open, fetched again should the factory have replaced it. */
 	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
 
-	/** The last attempt to open the shared connection. */
-	private @Nullable CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> opening;
+	private final BackgroundOpen<RedisClusterAsyncCommands<byte[], byte[]>> opening = new BackgroundOpen<>(
+			this::connect, RedisClusterAsyncCommands::isOpen);
 
 	@SuppressWarnings("rawtypes")
 	private final Map<String, RedisScript<List>> scripts = new ConcurrentHashMap<>();
@@ -89,7 +88,7 @@ public final class SpringDataRedisScriptExecutor implements RedisScriptExecutor 
 		// the whole MULTI reply arrives as one list
 		return this.template.execute(redisScript, keys, args)
 			.single()
-			.map(SpringDataRedisScriptExecutor::integers)
+			.map(Replies::integers)
 			.toFuture();
 	}
 
@@ -102,7 +101,7 @@ public final class SpringDataRedisScriptExecutor implements RedisScriptExecutor 
 		// opening the connection waits as long as the client's own timeouts allow: not on the caller's thread,
 		// which waits only as long as the store's timeout
 		CompletableFuture<List<Long>> reply = new CompletableFuture<>();
-		open().whenComplete((opened, ex) -> {
+		this.opening.get().whenComplete((opened, ex) -> {
 			if (ex != null) {
 				reply.completeExceptionally(ex);
 			}
@@ -129,7 +128,7 @@ public final class SpringDataRedisScriptExecutor implements RedisScriptExecutor 
 			.exceptionallyCompose((ex) -> isNoScript(ex)
 					? commands.<List<Object>>eval(script, ScriptOutputType.MULTI, keyBytes, argBytes)
 					: CompletableFuture.failedFuture(ex))
-			.thenApply(SpringDataRedisScriptExecutor::integers);
+			.thenApply(Replies::integers);
 		// a call the store gave up on is not sent when the connection comes back
 		reply.whenComplete((values, ex) -> {
 			if (reply.isCancelled()) {
@@ -137,20 +136,6 @@ public final class SpringDataRedisScriptExecutor implements RedisScriptExecutor 
 			}
 		});
 		return reply;
-	}
-
-	/** Opens the shared connection on a thread of its own, one attempt at a time. */
-	private synchronized CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> open() {
-		CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> opening = this.opening;
-		if (opening == null || opening.isCompletedExceptionally() || (opening.isDone() && !opening.join().isOpen())) {
-			opening = CompletableFuture.supplyAsync(this::connect, (task) -> {
-				Thread thread = new Thread(task, "ratelimit-redis-connect");
-				thread.setDaemon(true);
-				thread.start();
-			});
-			this.opening = opening;
-		}
-		return opening;
 	}
 
 	private RedisClusterAsyncCommands<byte[], byte[]> connect() {
@@ -178,17 +163,6 @@ public final class SpringDataRedisScriptExecutor implements RedisScriptExecutor 
 			bytes[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
 		}
 		return bytes;
-	}
-
-	private static List<Long> integers(List<?> reply) {
-		List<Long> integers = new ArrayList<>(reply.size());
-		for (Object value : reply) {
-			if (!(value instanceof Long integer)) {
-				throw new IllegalStateException("Expected integers from the rate limiting script, got " + reply);
-			}
-			integers.add(integer);
-		}
-		return integers;
 	}
 
 }
