@@ -19,7 +19,8 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * Runs the sample application on a real server with its {@code redis} profile, against the test run's Redis.
- * The store reads the test's clock instead of Redis' {@code TIME}, so that the same tests drive it.
+ * The store reads the test's clock instead of Redis' {@code TIME}, so that the same tests drive it, and keys of
+ * its own, so that no other application context shares its state.
  * <p>
  * Runs when {@code REDIS_URL} is set or {@code redis-server} is on the {@code PATH}, or when
  * {@code REDIS_REQUIRED=true}, which makes a missing Redis fail the run.
@@ -29,9 +30,6 @@ import org.springframework.test.context.DynamicPropertySource;
 @EnabledIf("redisAvailable")
 @Import(RedisSampleIT.RedisClock.class)
 class RedisSampleIT extends AbstractSampleIT {
-
-	private static final String KEY_PREFIX = "sample-it:"
-			+ Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36) + ":";
 
 	private static volatile String redisUri;
 
@@ -43,7 +41,6 @@ class RedisSampleIT extends AbstractSampleIT {
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
 		registry.add("spring.data.redis.url", () -> redisUri);
-		registry.add("ratelimit.redis.key-prefix", () -> KEY_PREFIX);
 		// a slow answer on a busy machine must not hand a decision to the local fallback store
 		registry.add("ratelimit.redis.timeout", () -> "10s");
 	}
@@ -57,9 +54,11 @@ class RedisSampleIT extends AbstractSampleIT {
 	@TestConfiguration(proxyBeanMethods = false)
 	static class RedisClock {
 
+		/** Reads the test's clock, under keys of this application context alone. */
 		@Bean
 		RedisRateLimitStoreBuilderCustomizer manualRedisClock(ManualTimeSource time) {
-			return (builder) -> builder.timeSource(time);
+			String keyPrefix = "sample-it:" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36) + ":";
+			return (builder) -> builder.timeSource(time).keyPrefix(keyPrefix);
 		}
 
 	}

@@ -7,9 +7,12 @@ import java.util.concurrent.CompletionStage;
  * Runs a Lua script in Redis: the only thing the {@link RedisRateLimitStore} needs from a Redis client. An
  * implementation carries bytes; it decides nothing.
  * <p>
- * Implementations must be thread-safe and should not block: many decisions are meant to be in flight at once
- * on one connection, and the store waits for each only as long as its timeout. They must work on Redis
- * Cluster by routing the call to the node owning the keys' slot (all keys of one call share a hash tag).
+ * Implementations must be thread-safe. An asynchronous one lets many decisions be in flight at once on one
+ * connection, and the store waits for each only as long as its timeout. An implementation may instead run the
+ * call on the caller's thread and return a completed stage, sparing it the hand-offs to and from a client's I/O
+ * thread; the store cannot interrupt such a call, so the implementation must bound every wait itself by the
+ * store's timeout, as a blocking client's socket timeout does. Implementations must work on Redis Cluster by
+ * routing the call to the node owning the keys' slot (all keys of one call share a hash tag).
  */
 @FunctionalInterface
 public interface RedisScriptExecutor {

@@ -1,11 +1,14 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.util.Locale;
+import java.util.function.Supplier;
 
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
+import dev.ratelimit.core.redis.RedisScriptExecutor;
+import dev.ratelimit.spring.redis.JedisScriptExecutor;
 import dev.ratelimit.spring.redis.SpringDataRedisScriptExecutor;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -20,11 +23,15 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.util.ClassUtils;
 
 /**
  * Auto-configuration of the {@link RateLimitStore}: in memory by default, in Redis with
  * {@code ratelimit.store=redis} through the application's Spring Data Redis connection; and, with Micrometer,
- * decision metrics.
+ * decision metrics. On a {@link JedisConnectionFactory} each decision runs on the request's thread through a
+ * {@link JedisScriptExecutor}; on Lettuce, asynchronously through a {@link SpringDataRedisScriptExecutor}.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
@@ -66,41 +73,53 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnClass(name = REDIS_CONNECTION_FACTORY)
 	static class RedisStoreConfiguration {
 
+		private static final String JEDIS = "redis.clients.jedis.UnifiedJedis";
+
+		@Bean
+		@ConditionalOnMissingBean
+		RedisScriptExecutor rateLimitRedisScriptExecutor(RateLimitProperties properties,
+				ObjectProvider<RedisConnectionFactory> connectionFactory,
+				ObjectProvider<ReactiveRedisConnectionFactory> reactiveConnectionFactory) {
+			RedisConnectionFactory connections = connectionFactory.getIfUnique();
+			if (ClassUtils.isPresent(JEDIS, RedisStoreConfiguration.class.getClassLoader())
+					&& connections instanceof JedisConnectionFactory jedis) {
+				return configured("ratelimit.redis.timeout",
+						() -> new JedisScriptExecutor(jedis, properties.getRedis().getTimeout()));
+			}
+			ReactiveRedisConnectionFactory reactive = reactiveConnectionFactory.getIfUnique();
+			if (reactive == null) {
+				throw new RateLimitConfigurationException(
+						"ratelimit.store is redis, but there is no Redis connection: neither a JedisConnectionFactory nor a ReactiveRedisConnectionFactory bean is defined.",
+						"Let Spring Boot connect (spring-boot-starter-data-redis and spring.data.redis.*), define a RedisScriptExecutor bean, or set ratelimit.store=memory.");
+			}
+			return new SpringDataRedisScriptExecutor(reactive);
+		}
+
 		@Bean
 		@ConditionalOnMissingBean(RateLimitStore.class)
 		RedisRateLimitStore rateLimitStore(RateLimitProperties properties, TimeSource timeSource,
-				ObjectProvider<ReactiveRedisConnectionFactory> connectionFactory,
-				ObjectProvider<RateLimitMetrics> metrics,
+				RedisScriptExecutor executor, ObjectProvider<RateLimitMetrics> metrics,
 				ObjectProvider<RedisRateLimitStoreBuilderCustomizer> customizers) {
-			ReactiveRedisConnectionFactory connections = connectionFactory.getIfAvailable();
-			if (connections == null) {
-				throw new RateLimitConfigurationException(
-						"ratelimit.store is redis, but there is no Redis connection: no ReactiveRedisConnectionFactory bean is defined.",
-						"Let Spring Boot connect with Lettuce (spring-boot-starter-data-redis and spring.data.redis.*), define a ReactiveRedisConnectionFactory bean, or set ratelimit.store=memory.");
-			}
 			RateLimitProperties.Redis redis = properties.getRedis();
 			RateLimitMetrics recorder = metrics.getIfAvailable(() -> RateLimitMetrics.NONE);
-			RedisRateLimitStore.Builder builder = RedisRateLimitStore
-				.builder(new SpringDataRedisScriptExecutor(connections))
+			RedisRateLimitStore.Builder builder = RedisRateLimitStore.builder(executor)
 				.failurePolicy(redis.getFailurePolicy())
 				.fallback(inMemoryStore(properties, timeSource))
 				.onFailure((policies, cause) -> recorder.storeFailure(policies));
-			try {
-				builder.keyPrefix(redis.getKeyPrefix());
-			}
-			catch (IllegalArgumentException ex) {
-				throw new RateLimitConfigurationException("Invalid ratelimit.redis.key-prefix: " + ex.getMessage(),
-						"Update ratelimit.redis.key-prefix in your application's configuration.");
-			}
-			try {
-				builder.timeout(redis.getTimeout());
-			}
-			catch (IllegalArgumentException ex) {
-				throw new RateLimitConfigurationException("Invalid ratelimit.redis.timeout: " + ex.getMessage(),
-						"Update ratelimit.redis.timeout in your application's configuration.");
-			}
+			configured("ratelimit.redis.key-prefix", () -> builder.keyPrefix(redis.getKeyPrefix()));
+			configured("ratelimit.redis.timeout", () -> builder.timeout(redis.getTimeout()));
 			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 			return builder.build();
+		}
+
+		private static <T> T configured(String property, Supplier<T> configuration) {
+			try {
+				return configuration.get();
+			}
+			catch (IllegalArgumentException | NullPointerException ex) {
+				throw new RateLimitConfigurationException("Invalid " + property + ": " + ex.getMessage(),
+						"Update " + property + " in your application's configuration.");
+			}
 		}
 
 	}

@@ -61,7 +61,7 @@ final class JedisClients {
 				pool);
 	}
 
-	private static ConnectionPoolConfig pool(JedisClientConfiguration client, Duration timeout) {
+	static ConnectionPoolConfig pool(JedisClientConfiguration client, Duration timeout) {
 		ConnectionPoolConfig pool = new ConnectionPoolConfig();
 		if (client.isUsePooling()) {
 			client.getPoolConfig().ifPresent((configured) -> {
@@ -75,7 +75,7 @@ final class JedisClients {
 		return pool;
 	}
 
-	private static DefaultJedisClientConfig config(JedisClientConfiguration client, int timeoutMillis,
+	static DefaultJedisClientConfig config(JedisClientConfiguration client, int timeoutMillis,
 			@Nullable String username, RedisPassword password, int database) {
 		DefaultJedisClientConfig.Builder builder = DefaultJedisClientConfig.builder();
 		client.getCustomizer().ifPresent((customizer) -> customizer.customize(builder));

@@ -1,6 +1,7 @@
 /**
- * The Redis store's script port implemented with Spring Data Redis, so that the store runs on whatever Redis
- * connection the application has configured: standalone, Sentinel or Cluster.
+ * The Redis store's script port implemented on the Redis client the application has configured through
+ * Spring Data Redis, standalone, Sentinel or Cluster: asynchronously on Lettuce, on the caller's thread on
+ * Jedis.
  */
 @NullMarked
 package dev.ratelimit.spring.redis;

@@ -16,6 +16,9 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
+import dev.ratelimit.core.redis.RedisScriptExecutor;
+import dev.ratelimit.spring.redis.JedisScriptExecutor;
+import dev.ratelimit.spring.redis.SpringDataRedisScriptExecutor;
 import dev.ratelimit.spring.RateLimitExceededHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -201,8 +204,41 @@ class RateLimitAutoConfigurationTests {
 			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.failure-policy=deny")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(RedisRateLimitStore.class).hasSingleBean(RateLimitStore.class);
+				assertThat(context).getBean(RedisScriptExecutor.class).isInstanceOf(SpringDataRedisScriptExecutor.class);
 				assertThat(customized).hasSize(1);
 			});
+	}
+
+	@Test
+	void decidesOnTheRequestThreadWhenTheApplicationUsesJedis() {
+		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+			.withPropertyValues("ratelimit.store=redis", "spring.data.redis.client-type=jedis")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RedisRateLimitStore.class);
+				assertThat(context).getBean(RedisScriptExecutor.class).isInstanceOf(JedisScriptExecutor.class);
+			});
+	}
+
+	@Test
+	void failsClearlyOnAnInvalidRedisTimeoutWithJedis() {
+		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+			.withPropertyValues("ratelimit.store=redis", "spring.data.redis.client-type=jedis",
+					"ratelimit.redis.timeout=0s")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.hasMessage("Invalid ratelimit.redis.timeout: timeout must be positive, was PT0S"));
+	}
+
+	@Test
+	void usesTheApplicationsRedisScriptExecutor() {
+		this.runner.withBean(RedisScriptExecutor.class, () -> (sha1, script, keys, args) -> {
+			throw new UnsupportedOperationException();
+		})
+			.withPropertyValues("ratelimit.store=redis")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisRateLimitStore.class)
+				.hasSingleBean(RedisScriptExecutor.class));
 	}
 
 	@Test
@@ -211,8 +247,8 @@ class RateLimitAutoConfigurationTests {
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
 				.isInstanceOf(RateLimitConfigurationException.class)
-				.hasMessage("ratelimit.store is redis, but there is no Redis connection: "
-						+ "no ReactiveRedisConnectionFactory bean is defined."));
+				.hasMessage("ratelimit.store is redis, but there is no Redis connection: neither a "
+						+ "JedisConnectionFactory nor a ReactiveRedisConnectionFactory bean is defined."));
 	}
 
 	@Test
