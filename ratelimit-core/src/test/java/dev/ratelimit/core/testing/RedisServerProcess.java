@@ -34,12 +34,15 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private final List<String> extraArguments;
 
+	private final @Nullable Path configFile;
+
 	private @Nullable Process process;
 
-	private RedisServerProcess(int port, Path directory, List<String> extraArguments) {
+	private RedisServerProcess(int port, Path directory, List<String> extraArguments, @Nullable Path configFile) {
 		this.port = port;
 		this.directory = directory;
 		this.extraArguments = extraArguments;
+		this.configFile = configFile;
 	}
 
 	/**
@@ -68,9 +71,28 @@ public final class RedisServerProcess implements AutoCloseable {
 	static RedisServerProcess start(int port, String... extraArguments) {
 		try {
 			Path directory = Files.createTempDirectory("ratelimit-redis-" + port + "-");
-			RedisServerProcess server = new RedisServerProcess(port, directory, List.of(extraArguments));
+			RedisServerProcess server = new RedisServerProcess(port, directory, List.of(extraArguments), null);
 			server.launch();
 			return server;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * Starts a Sentinel, which needs a configuration file it can rewrite, monitoring one primary on loopback
+	 * with a quorum of one.
+	 */
+	static RedisServerProcess startSentinel(String primaryName, int primaryPort) {
+		int port = freePort();
+		try {
+			Path directory = Files.createTempDirectory("ratelimit-sentinel-" + port + "-");
+			Path configFile = Files.writeString(directory.resolve("sentinel.conf"),
+					"sentinel monitor " + primaryName + " 127.0.0.1 " + primaryPort + " 1\n");
+			RedisServerProcess sentinel = new RedisServerProcess(port, directory, List.of("--sentinel"), configFile);
+			sentinel.launch();
+			return sentinel;
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
@@ -103,7 +125,11 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	private void launch() {
-		List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(this.port), "--bind",
+		List<String> command = new ArrayList<>(List.of("redis-server"));
+		if (this.configFile != null) {
+			command.add(this.configFile.toString());
+		}
+		command.addAll(List.of("--port", Integer.toString(this.port), "--bind",
 				"127.0.0.1", "--save", "", "--appendonly", "no", "--dir", this.directory.toString(), "--logfile",
 				"redis.log", "--daemonize", "no"));
 		command.addAll(this.extraArguments);

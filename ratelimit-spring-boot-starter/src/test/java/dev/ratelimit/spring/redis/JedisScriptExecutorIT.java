@@ -25,6 +25,7 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.redis.FailurePolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.testing.LocalRedisCluster;
+import dev.ratelimit.core.testing.LocalRedisSentinel;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.RedisServerProcess;
 import dev.ratelimit.core.testing.TestRedis;
@@ -33,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The Jedis executor on a standalone Redis that forgets its scripts, on a Redis that does not answer, on
- * Sentinels that cannot be reached, and on a real Redis Cluster.
+ * Sentinels that cannot be reached, and on a real Sentinel and a real Redis Cluster.
  */
 @ExtendWith(RedisExtension.class)
 class JedisScriptExecutorIT {
@@ -102,6 +103,28 @@ class JedisScriptExecutorIT {
 			assertThat(limiter.tryAcquire("client")).isFalse();
 			assertThat(this.failures).hasSize(2)
 				.allSatisfy((failure) -> assertThat(failure).hasStackTraceContaining("All sentinels down"));
+		}
+	}
+
+	@Test
+	void decidesOnThePrimaryASentinelNames() {
+		if (!RedisServerProcess.isAvailable()) {
+			TestRedis.skipOrFail("there is no redis-server on the PATH to start a Sentinel");
+		}
+		try (LocalRedisSentinel sentinel = LocalRedisSentinel.start()) {
+			RedisSentinelConfiguration configuration = new RedisSentinelConfiguration(LocalRedisSentinel.PRIMARY_NAME,
+					Set.of("127.0.0.1:" + sentinel.sentinelPort()));
+			try (JedisScriptExecutor executor = new JedisScriptExecutor(new JedisConnectionFactory(configuration),
+					Duration.ofSeconds(10))) {
+				RateLimiter limiter = store(executor, "sentinel").limiter(POLICY);
+				List<Boolean> allowed = new ArrayList<>();
+				for (int i = 0; i < 4; i++) {
+					allowed.add(limiter.tryAcquire("client"));
+				}
+				assertThat(allowed).containsExactly(true, true, true, false);
+				assertThat(this.failures).isEmpty();
+				assertThat(sentinel.primary().command("DBSIZE")).isEqualTo(":1");
+			}
 		}
 	}
 

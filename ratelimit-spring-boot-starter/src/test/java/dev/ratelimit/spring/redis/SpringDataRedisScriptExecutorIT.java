@@ -5,6 +5,7 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +15,7 @@ import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -25,6 +27,7 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.redis.FailurePolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.testing.LocalRedisCluster;
+import dev.ratelimit.core.testing.LocalRedisSentinel;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.RedisServerProcess;
 import dev.ratelimit.core.testing.TestRedis;
@@ -33,7 +36,8 @@ import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Spring Data Redis executor on a standalone Redis that forgets its scripts, and on a real Redis Cluster.
+ * The Spring Data Redis executor on a standalone Redis that forgets its scripts, and on a real Sentinel and a
+ * real Redis Cluster.
  */
 @ExtendWith(RedisExtension.class)
 class SpringDataRedisScriptExecutorIT {
@@ -104,6 +108,33 @@ class SpringDataRedisScriptExecutorIT {
 		}
 		finally {
 			connectionFactory.destroy();
+		}
+	}
+
+	@Test
+	void decidesOnThePrimaryASentinelNames() {
+		if (!RedisServerProcess.isAvailable()) {
+			TestRedis.skipOrFail("there is no redis-server on the PATH to start a Sentinel");
+		}
+		try (LocalRedisSentinel sentinel = LocalRedisSentinel.start()) {
+			LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(new RedisSentinelConfiguration(
+					LocalRedisSentinel.PRIMARY_NAME, Set.of("127.0.0.1:" + sentinel.sentinelPort())));
+			connectionFactory.afterPropertiesSet();
+			connectionFactory.start();
+			try {
+				RateLimiter limiter = store(new SpringDataRedisScriptExecutor(connectionFactory), "sentinel")
+					.limiter(RateLimitPolicy.of("api", Algorithm.GCRA, 3, Duration.ofMinutes(1)));
+				List<Boolean> allowed = new ArrayList<>();
+				for (int i = 0; i < 4; i++) {
+					allowed.add(limiter.tryAcquire("client"));
+				}
+				assertThat(allowed).containsExactly(true, true, true, false);
+				assertThat(this.failures).isEmpty();
+				assertThat(sentinel.primary().command("DBSIZE")).isEqualTo(":1");
+			}
+			finally {
+				connectionFactory.destroy();
+			}
 		}
 	}
 
