@@ -38,10 +38,4 @@ final class BackgroundOpen<C> {
 		return opening;
 	}
 
-	/** The connection once opened, without opening it. */
-	synchronized @Nullable C opened() {
-		CompletableFuture<C> opening = this.opening;
-		return (opening != null && opening.isDone() && !opening.isCompletedExceptionally()) ? opening.join() : null;
-	}
-
 }

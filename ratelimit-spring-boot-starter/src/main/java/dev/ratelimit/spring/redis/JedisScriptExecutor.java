@@ -41,6 +41,8 @@ public final class JedisScriptExecutor implements RedisScriptExecutor, AutoClose
 
 	private final long timeoutNanos;
 
+	private boolean closed;
+
 	/**
 	 * Creates an executor on the given client, whose own timeouts bound each call; closing the executor leaves
 	 * the client open.
@@ -66,11 +68,20 @@ public final class JedisScriptExecutor implements RedisScriptExecutor, AutoClose
 			throw new IllegalArgumentException("timeout must be positive, was " + timeout);
 		}
 		this.timeoutNanos = timeout.toNanos();
-		this.opening = new BackgroundOpen<>(() -> {
-			UnifiedJedis opened = JedisClients.create(connectionFactory, timeout);
-			this.jedis = opened;
-			return opened;
-		}, (opened) -> true);
+		this.opening = new BackgroundOpen<>(() -> open(connectionFactory, timeout), (opened) -> true);
+	}
+
+	private UnifiedJedis open(JedisConnectionFactory connectionFactory, Duration timeout) {
+		UnifiedJedis opened = JedisClients.create(connectionFactory, timeout);
+		synchronized (this) {
+			if (!this.closed) {
+				this.jedis = opened;
+				return opened;
+			}
+		}
+		// closed while it was opening: its Sentinel listeners would otherwise outlive the application
+		opened.close();
+		throw new IllegalStateException("The Redis executor is closed");
 	}
 
 	@Override
@@ -112,7 +123,11 @@ public final class JedisScriptExecutor implements RedisScriptExecutor, AutoClose
 	 */
 	@Override
 	public void close() {
-		UnifiedJedis opened = (this.opening != null) ? this.opening.opened() : null;
+		UnifiedJedis opened;
+		synchronized (this) {
+			this.closed = true;
+			opened = (this.opening != null) ? this.jedis : null;
+		}
 		if (opened != null) {
 			opened.close();
 		}

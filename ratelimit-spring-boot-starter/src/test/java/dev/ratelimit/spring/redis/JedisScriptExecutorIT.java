@@ -33,8 +33,8 @@ import dev.ratelimit.core.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Jedis executor on a standalone Redis that forgets its scripts, on a Redis that does not answer, on
- * Sentinels that cannot be reached, and on a real Sentinel and a real Redis Cluster.
+ * The Jedis executor on a standalone Redis that forgets its scripts, on a Redis that does not answer or goes
+ * away and comes back, on Sentinels that cannot be reached, and on a real Sentinel and a real Redis Cluster.
  */
 @ExtendWith(RedisExtension.class)
 class JedisScriptExecutorIT {
@@ -86,6 +86,31 @@ class JedisScriptExecutorIT {
 				assertThat(this.failures).singleElement()
 					.satisfies((failure) -> assertThat(failure).hasRootCauseInstanceOf(SocketTimeoutException.class));
 			}
+		}
+	}
+
+	@Test
+	void decidesByTheFailurePolicyWhileRedisIsDownAndInRedisOnceItIsBack() {
+		if (!RedisServerProcess.isAvailable()) {
+			TestRedis.skipOrFail("there is no redis-server on the PATH to stop and restart");
+		}
+		try (RedisServerProcess server = RedisServerProcess.start();
+				JedisScriptExecutor executor = new JedisScriptExecutor(
+						new JedisConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", server.port())),
+						Duration.ofSeconds(5))) {
+			RateLimiter limiter = store(executor, "restart").limiter(POLICY);
+			assertThat(limiter.tryAcquire("client")).isTrue();
+			server.stop();
+			// the pooled connection is broken, then no connection can be opened
+			assertThat(limiter.tryAcquire("client")).isFalse();
+			assertThat(limiter.tryAcquire("client")).isFalse();
+			assertThat(this.failures).hasSize(2);
+			server.restart();
+			// a restarted Redis has lost its state and its scripts
+			assertThat(List.of(limiter.tryAcquire("client"), limiter.tryAcquire("client"),
+					limiter.tryAcquire("client"), limiter.tryAcquire("client")))
+				.containsExactly(true, true, true, false);
+			assertThat(this.failures).hasSize(2);
 		}
 	}
 
