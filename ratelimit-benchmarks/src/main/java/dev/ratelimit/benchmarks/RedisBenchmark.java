@@ -9,6 +9,7 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
+import dev.ratelimit.spring.redis.JedisScriptExecutor;
 import dev.ratelimit.spring.redis.SpringDataRedisScriptExecutor;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
@@ -31,15 +32,20 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.infra.ThreadParams;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.JedisPooled;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Decisions per second through a Redis on this machine ({@code -Dbench.redis.port}), each call waiting for its
- * answer: our store with each algorithm's script, and Bucket4j's Lettuce backend. Every contender shares one
- * connection between all its threads, so that the threads are the requests in flight. Uncontended calls use
- * keys of their own thread; the hot key is one key for every caller.
+ * answer: our store with each algorithm's script, and Bucket4j's Lettuce backend. A contender on Lettuce shares
+ * one connection between all its threads, so that the threads are the requests in flight. A contender on Jedis
+ * cannot: a Jedis connection carries one call at a time, so it takes connections from a pool of
+ * {@value #JEDIS_CONNECTIONS}, as many as the most threads any benchmark here runs, and each thread holds one for
+ * the length of its call. Uncontended calls use keys of their own thread; the hot key is one key for every
+ * caller.
  * <p>
  * Our store is given a timeout of ten seconds, and a run in which it fell back to its failure policy even once
  * fails: every decision measured here was made by Redis.
@@ -51,15 +57,21 @@ public class RedisBenchmark {
 
 	private static final int KEYS_PER_THREAD = 1024;
 
+	/** The most threads of any benchmark here, so that no Jedis caller waits for a connection. */
+	private static final int JEDIS_CONNECTIONS = 128;
+
 	/**
 	 * Our algorithms through a plain Lettuce executor, {@code GCRA-spring} through the starter's executor on
-	 * Spring Data Redis' reactive template, and Bucket4j.
+	 * Spring Data Redis, {@code GCRA-jedis} and {@code TOKEN_BUCKET-jedis} through the starter's Jedis executor,
+	 * which calls Redis on the caller's thread, and Bucket4j.
 	 */
 	@Param({ "GCRA", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER", "SLIDING_LOG", "LEAKY_BUCKET",
-			"GCRA-spring", "bucket4j" })
+			"GCRA-spring", "GCRA-jedis", "TOKEN_BUCKET-jedis", "bucket4j" })
 	public String contender;
 
 	private LettuceConnectionFactory springConnections;
+
+	private JedisPooled jedis;
 
 	private RedisClient client;
 
@@ -86,11 +98,15 @@ public class RedisBenchmark {
 				this.springConnections.start();
 				executor = new SpringDataRedisScriptExecutor(this.springConnections);
 			}
+			else if (this.contender.endsWith("-jedis")) {
+				this.jedis = jedis(uri.getPort());
+				executor = new JedisScriptExecutor(this.jedis);
+			}
 			else {
 				this.connection = this.client.connect();
 				executor = new LettuceExecutor(this.connection.async());
 			}
-			String algorithm = this.contender.replace("-spring", "");
+			String algorithm = this.contender.replace("-spring", "").replace("-jedis", "");
 			dev.ratelimit.core.RateLimiter ours = RedisRateLimitStore.builder(executor)
 				.timeout(Duration.ofSeconds(10))
 				.onFailure((policies, cause) -> this.fallbacks.incrementAndGet())
@@ -98,6 +114,16 @@ public class RedisBenchmark {
 				.limiter(Load.ALLOWED.policy(Algorithm.valueOf(algorithm)));
 			this.limiter = (key, bytes) -> ours.tryAcquire(key);
 		}
+	}
+
+	private static JedisPooled jedis(int port) {
+		ConnectionPoolConfig pool = new ConnectionPoolConfig();
+		pool.setMaxTotal(JEDIS_CONNECTIONS);
+		// with the default of at most eight idle connections, more callers than that would close connections as they
+		// return them and open new ones
+		pool.setMaxIdle(JEDIS_CONNECTIONS);
+		// a blocking call is bounded by its socket, not by the store: give it the store's ten seconds
+		return new JedisPooled(pool, "127.0.0.1", port, 10_000);
 	}
 
 	private static Limiter bucket4j(RedisClient client, RateLimitPolicy policy) {
@@ -128,6 +154,9 @@ public class RedisBenchmark {
 		}
 		if (this.springConnections != null) {
 			this.springConnections.destroy();
+		}
+		if (this.jedis != null) {
+			this.jedis.close();
 		}
 		this.client.shutdown();
 	}
