@@ -58,7 +58,7 @@ public class RedisBenchmark {
 	private static final int KEYS_PER_THREAD = 1024;
 
 	/** The most threads of any benchmark here, so that no Jedis caller waits for a connection. */
-	private static final int JEDIS_CONNECTIONS = 128;
+	static final int JEDIS_CONNECTIONS = 128;
 
 	/**
 	 * Our algorithms through a plain Lettuce executor, {@code GCRA-spring} through the starter's executor on

@@ -38,12 +38,15 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * The Redis benchmarks against a {@code redis-server} started on a free loopback port: decisions per second
- * through our store and through Bucket4j's Lettuce backend, {@code redis-benchmark} running the same script as
- * the ceiling, and the memory a key takes in Redis.
+ * through our store, on Lettuce and on Jedis, and through Bucket4j's Lettuce backend, {@code redis-benchmark}
+ * running the same script as the ceiling, and the memory a key takes in Redis.
  */
 final class RedisSection {
 
-	private static final String[] QUICK = { "GCRA", "TOKEN_BUCKET", "bucket4j" };
+	private static final String[] QUICK = { "GCRA", "TOKEN_BUCKET", "GCRA-jedis", "TOKEN_BUCKET-jedis", "bucket4j" };
+
+	/** Ours on each client, each judged against Bucket4j's Redis backend. */
+	private static final String[] TARGETED = { "GCRA", "TOKEN_BUCKET", "GCRA-jedis", "TOKEN_BUCKET-jedis" };
 
 	private static final String[] SCRIPTS = { "GCRA", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER",
 			"SLIDING_LOG", "LEAKY_BUCKET" };
@@ -81,12 +84,18 @@ final class RedisSection {
 			InMemorySection.Results results = new InMemorySection.Results(rounds);
 			StringBuilder md = new StringBuilder("## Redis\n\n");
 			md.append("Redis ").append(version).append(" on 127.0.0.1, persistence off, started by the suite. ")
-				.append("Decisions per second through `tryAcquire(key)`, each caller waiting for its answer, every ")
-				.append("contender's threads sharing one Lettuce connection (so the threads are the requests in ")
-				.append("flight); the policy is the in-memory ALLOWED load (every call allowed). Uncontended calls use ")
-				.append("keys of their own thread; the hot key is one key for every caller. Bucket4j is its Lettuce ")
-				.append("compare-and-swap backend with the same limit and burst. Figures are medians over rounds and ")
-				.append("a ratio is the median of in-round ratios.\n\n");
+				.append("Decisions per second through `tryAcquire(key)`, each caller waiting for its answer; the policy ")
+				.append("is the in-memory ALLOWED load (every call allowed). Uncontended calls use keys of their own ")
+				.append("thread; the hot key is one key for every caller. A contender on Lettuce shares one connection ")
+				.append("between all its threads (so the threads are the requests in flight): ours through a plain ")
+				.append("Lettuce executor, `GCRA-spring` through the starter's Spring Data Redis executor, and Bucket4j, ")
+				.append("its Lettuce compare-and-swap backend with the same limit and burst. The `-jedis` contenders ")
+				.append("are ours through the starter's Jedis executor, which calls Redis on the caller's thread; a ")
+				.append("Jedis connection carries one call at a time, so each thread takes one from a pool of ")
+				.append(RedisBenchmark.JEDIS_CONNECTIONS).append(" for the length of its call. Every ratio is against Bucket4j on Lettuce: for the `-jedis` rows the ")
+				.append("clients differ, so their ratios show what moving both the client and the limiter gains, not ")
+				.append("the limiter alone. Figures are medians over rounds and a ratio is the median of in-round ")
+				.append("ratios.\n\n");
 			md.append(table(results));
 			md.append(ceilingTable(results, ceilings, report));
 			redisTargets(results, report);
@@ -124,13 +133,13 @@ final class RedisSection {
 
 	private static String table(InMemorySection.Results results) {
 		StringBuilder md = new StringBuilder();
-		md.append("| contender |");
+		md.append("| contender | client |");
 		SCENARIOS.forEach((scenario) -> md.append(' ').append(scenario).append(" |"));
 		SCENARIOS.forEach((scenario) -> md.append(" × bucket4j, ").append(scenario).append(" |"));
-		md.append("\n|---|").append("--:|".repeat(2 * SCENARIOS.size())).append('\n');
+		md.append("\n|---|---|").append("--:|".repeat(2 * SCENARIOS.size())).append('\n');
 		List<String> contenders = results.medians().stream().map(InMemorySection.Row::contender).distinct().toList();
 		for (String contender : contenders) {
-			md.append("| ").append(contender).append(" |");
+			md.append("| ").append(contender).append(" | ").append(client(contender)).append(" |");
 			for (String scenario : SCENARIOS) {
 				InMemorySection.Row row = InMemorySection.find(results.medians(), scenario, Load.ALLOWED, contender);
 				md.append(' ')
@@ -147,20 +156,31 @@ final class RedisSection {
 		return md.append('\n').toString();
 	}
 
+	private static String client(String contender) {
+		if (contender.endsWith("-jedis")) {
+			return "Jedis";
+		}
+		return contender.endsWith("-spring") ? "Lettuce, through Spring Data Redis" : "Lettuce";
+	}
+
 	private static void redisTargets(InMemorySection.Results results, Suite.Report report) {
-		for (String algorithm : new String[] { "GCRA", "TOKEN_BUCKET" }) {
+		for (String ours : TARGETED) {
 			for (int i : new int[] { 0, 1 }) {
-				ratioTarget(report, results, algorithm, SCENARIOS.get(i), 1.8);
+				ratioTarget(report, results, ours, SCENARIOS.get(i), 1.8);
 			}
-			ratioTarget(report, results, algorithm, SCENARIOS.get(3), 10);
+			ratioTarget(report, results, ours, SCENARIOS.get(3), 10);
 		}
 	}
 
-	private static void ratioTarget(Suite.Report report, InMemorySection.Results results, String algorithm,
+	/** A target of ours against Bucket4j, which names the clients so that a pairing of unlike ones shows. */
+	private static void ratioTarget(Suite.Report report, InMemorySection.Results results, String ours,
 			String scenario, double wanted) {
-		double ratio = results.ratio(scenario, Load.ALLOWED, algorithm, "bucket4j");
-		report.target(String.format(Locale.ROOT, "Redis, %s, %s: ≥ %.1f× Bucket4j's Redis backend", algorithm, scenario,
-				wanted), Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.2f×", ratio),
+		double ratio = results.ratio(scenario, Load.ALLOWED, ours, "bucket4j");
+		String clients = client(ours).equals(client("bucket4j")) ? "both on " + client(ours)
+				: "ours on " + client(ours) + ", Bucket4j on " + client("bucket4j") + ": the clients differ";
+		report.target(String.format(Locale.ROOT, "Redis, %s, %s: ≥ %.1f× Bucket4j's Redis backend (%s)",
+				ours.replace("-jedis", ""), scenario, wanted, clients),
+				Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.2f×", ratio),
 				Double.isNaN(ratio) ? null : ratio >= wanted);
 	}
 
@@ -210,7 +230,10 @@ final class RedisSection {
 		md.append("`redis-benchmark -c ").append(IN_FLIGHT)
 			.append(" -r 1000000 EVALSHA <sha> 1 ratelimit:{user:__rand_int__}:bench <the same ARGV>`: the same ")
 			.append(IN_FLIGHT).append(" requests in flight, from C, without any client logic; our figure is the ")
-			.append(IN_FLIGHT).append("-thread one above.\n\n");
+			.append(IN_FLIGHT).append("-thread one above on Lettuce, whose one connection carries every call in ")
+			.append("flight. The Jedis executor is not meant for that: it holds a connection of its own for each call ")
+			.append("in flight, ").append(IN_FLIGHT).append(" here; its ").append(IN_FLIGHT)
+			.append("-thread figures are in the table above.\n\n");
 		md.append("| script | Redis CPU per call (µs, `INFO commandstats`) | redis-benchmark (calls/s) | ours (decisions/s) | ours / redis-benchmark |\n|---|--:|--:|--:|--:|\n");
 		for (String algorithm : scripts()) {
 			List<Double> ratios = new ArrayList<>();
