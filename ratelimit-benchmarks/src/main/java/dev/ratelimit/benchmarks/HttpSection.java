@@ -18,9 +18,10 @@ import java.util.stream.Stream;
 
 /**
  * The sample application under {@code wrk} on loopback: {@code /demo/gcra}, limited, against its unlimited twin
- * {@code /demo/unlimited}, with the in-memory store and with Redis. The limit is raised to 10^8 per second so
- * that nothing is rejected, which every run checks; the store times out only after two seconds and denies on
- * failure, so that a decision made without Redis would show as a rejection.
+ * {@code /demo/unlimited}, with the in-memory store and with Redis, once through Lettuce, Spring Boot's default
+ * client, and once through Jedis. The limit is raised to 10^8 per second so that nothing is rejected, which every
+ * run checks; the store times out only after two seconds and denies on failure, so that a decision made without
+ * Redis would show as a rejection.
  * <p>
  * Throughput comes from {@code wrk} with 16 connections; latency from {@code wrk} with one connection, one request
  * at a time, so that the median is the time to serve a request rather than time spent queueing.
@@ -61,7 +62,9 @@ final class HttpSection {
 			.append("10 s of warmup on each endpoint, then ").append(rounds()).append(" rounds of `wrk -t1 -c16 -d")
 			.append(seconds()).append("s` on each endpoint in turn for throughput and `wrk -t1 -c1 -d").append(seconds())
 			.append("s --latency` for the median latency. wrk and the application share the machine's two cores. ")
-			.append("Rejections are counted: there were none unless the table says so.\n\n");
+			.append("On Redis the application runs once with Spring Boot's default client, Lettuce, and once with ")
+			.append("`--spring.data.redis.client-type=jedis`. Rejections are counted: there were none unless the ")
+			.append("table says so.\n\n");
 		md.append("| store | unlimited req/s | limited req/s | limited / unlimited | unlimited p50 | limited p50 | added p50 | non-2xx |\n");
 		md.append("|---|--:|--:|--:|--:|--:|--:|--:|\n");
 		Result memory = measure(jar, "memory", List.of());
@@ -70,10 +73,15 @@ final class HttpSection {
 				String.format(Locale.ROOT, "%.1f%%", 100 * (1 - memory.throughputRatio())),
 				memory.throughputRatio() >= 0.97 && memory.rejected == 0);
 		try (RedisServer redis = RedisServer.start()) {
-			Result onRedis = measure(jar, "redis", List.of("--spring.profiles.active=redis",
+			List<String> onRedisArguments = List.of("--spring.profiles.active=redis",
 					"--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + redis.port,
-					"--ratelimit.redis.timeout=2s", "--ratelimit.redis.failure-policy=deny"));
-			md.append(onRedis.row());
+					"--ratelimit.redis.timeout=2s", "--ratelimit.redis.failure-policy=deny");
+			Result onLettuce = measure(jar, "redis-lettuce", onRedisArguments);
+			md.append(onLettuce.row());
+			List<String> onJedisArguments = new ArrayList<>(onRedisArguments);
+			onJedisArguments.add("--spring.data.redis.client-type=jedis");
+			Result onJedis = measure(jar, "redis-jedis", onJedisArguments);
+			md.append(onJedis.row());
 			double ping = roundTripMicros(redis, "PING");
 			String sha = redis.command("SCRIPT", "LOAD", RedisSection.script("GCRA"));
 			double script = roundTripMicros(redis, "EVALSHA", sha, "1", "ratelimit:{127.0.0.1}:DemoController.gcra",
@@ -81,13 +89,19 @@ final class HttpSection {
 			md.append(String.format(Locale.ROOT, "%nOne Redis round trip, median of `redis-benchmark -c 1 -n 20000`: "
 					+ "%.0f µs for `PING`, %.0f µs for the endpoint's own `EVALSHA` (the GCRA script, same key and "
 					+ "arguments), which is the one round trip a decision needs.%n", ping, script));
-			double added = onRedis.addedMedianMicros();
-			report.target("HTTP, on Redis: added median latency ≤ one Redis round trip + 50 µs",
-					String.format(Locale.ROOT, "+%.0f µs; the script's round trip is %.0f µs (a `PING`'s %.0f µs)",
-							added, script, ping),
-					added <= script + 50 && onRedis.rejected == 0);
+			roundTripTarget(report, "Lettuce", onLettuce, script, ping);
+			roundTripTarget(report, "Jedis", onJedis, script, ping);
 		}
 		report.section(md.append('\n').toString());
+	}
+
+	private static void roundTripTarget(Suite.Report report, String client, Result onRedis, double script,
+			double ping) {
+		double added = onRedis.addedMedianMicros();
+		report.target("HTTP, on Redis through " + client + ": added median latency ≤ one Redis round trip + 50 µs",
+				String.format(Locale.ROOT, "+%.0f µs; the script's round trip is %.0f µs (a `PING`'s %.0f µs)", added,
+						script, ping),
+				added <= script + 50 && onRedis.rejected == 0);
 	}
 
 	private int rounds() {
