@@ -134,7 +134,8 @@ public class RateLimitProperties {
 		private String keyPrefix = "ratelimit:";
 
 		/**
-		 * Longest wait for Redis before the failure policy decides instead.
+		 * Longest wait for Redis before the failure policy decides instead. On Jedis, it bounds each wait of a
+		 * call: for a connection, then for the reply.
 		 */
 		private Duration timeout = Duration.ofMillis(100);
 
