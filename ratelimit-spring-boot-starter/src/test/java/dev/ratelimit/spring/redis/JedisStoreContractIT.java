@@ -4,11 +4,9 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.lettuce.core.RedisURI;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
 import dev.ratelimit.core.ManualTimeSource;
@@ -34,7 +32,8 @@ class JedisStoreContractIT extends StoreContractTests {
 	@BeforeEach
 	void connect(TestRedis redis) {
 		if (this.executor == null) {
-			this.executor = new JedisScriptExecutor(connectionFactory(redis), Duration.ofSeconds(10));
+			this.executor = new JedisScriptExecutor(
+					new JedisConnectionFactory(AbstractScriptExecutorIT.standalone(redis)), Duration.ofSeconds(10));
 		}
 	}
 
@@ -43,15 +42,6 @@ class JedisStoreContractIT extends StoreContractTests {
 		if (this.executor != null) {
 			this.executor.close();
 		}
-	}
-
-	static JedisConnectionFactory connectionFactory(TestRedis redis) {
-		RedisURI uri = RedisURI.create(redis.uri());
-		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(uri.getHost(), uri.getPort());
-		if (uri.getPassword() != null) {
-			configuration.setPassword(uri.getPassword());
-		}
-		return new JedisConnectionFactory(configuration);
 	}
 
 	@Override

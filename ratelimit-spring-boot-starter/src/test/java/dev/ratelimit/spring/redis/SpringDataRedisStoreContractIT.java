@@ -4,11 +4,9 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.lettuce.core.RedisURI;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.ratelimit.core.ManualTimeSource;
@@ -36,7 +34,9 @@ class SpringDataRedisStoreContractIT extends StoreContractTests {
 	@BeforeEach
 	void connect(TestRedis redis) {
 		if (this.connectionFactory == null) {
-			this.connectionFactory = connectionFactory(redis);
+			this.connectionFactory = new LettuceConnectionFactory(AbstractScriptExecutorIT.standalone(redis));
+			this.connectionFactory.afterPropertiesSet();
+			this.connectionFactory.start();
 			this.executor = new SpringDataRedisScriptExecutor(this.connectionFactory);
 		}
 	}
@@ -46,18 +46,6 @@ class SpringDataRedisStoreContractIT extends StoreContractTests {
 		if (this.connectionFactory != null) {
 			this.connectionFactory.destroy();
 		}
-	}
-
-	static LettuceConnectionFactory connectionFactory(TestRedis redis) {
-		RedisURI uri = RedisURI.create(redis.uri());
-		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(uri.getHost(), uri.getPort());
-		if (uri.getPassword() != null) {
-			configuration.setPassword(uri.getPassword());
-		}
-		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(configuration);
-		connectionFactory.afterPropertiesSet();
-		connectionFactory.start();
-		return connectionFactory;
 	}
 
 	@Override
