@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import io.lettuce.core.RedisURI;
 import org.junit.jupiter.api.Test;
@@ -57,6 +58,19 @@ abstract class AbstractScriptExecutorIT {
 		@Override
 		void close();
 
+	}
+
+	/** Builds a client's connection factory for whichever of the three kinds of configuration it is given. */
+	static <F> F connectionFactory(RedisConfiguration configuration,
+			Function<RedisStandaloneConfiguration, F> standalone, Function<RedisSentinelConfiguration, F> sentinel,
+			Function<RedisClusterConfiguration, F> cluster) {
+		if (configuration instanceof RedisSentinelConfiguration sentinelConfiguration) {
+			return sentinel.apply(sentinelConfiguration);
+		}
+		if (configuration instanceof RedisClusterConfiguration clusterConfiguration) {
+			return cluster.apply(clusterConfiguration);
+		}
+		return standalone.apply((RedisStandaloneConfiguration) configuration);
 	}
 
 	static RedisStandaloneConfiguration standalone(TestRedis redis) {

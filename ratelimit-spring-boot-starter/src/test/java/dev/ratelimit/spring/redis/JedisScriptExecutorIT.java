@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConfiguration;
 import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -31,7 +30,13 @@ class JedisScriptExecutorIT extends AbstractScriptExecutorIT {
 
 	@Override
 	Connection connect(RedisConfiguration configuration) {
-		JedisScriptExecutor executor = new JedisScriptExecutor(connectionFactory(configuration), Duration.ofSeconds(10));
+		return open(configuration);
+	}
+
+	static Connection open(RedisConfiguration configuration) {
+		JedisScriptExecutor executor = new JedisScriptExecutor(connectionFactory(configuration,
+				JedisConnectionFactory::new, JedisConnectionFactory::new, JedisConnectionFactory::new),
+				Duration.ofSeconds(10));
 		return new Connection() {
 
 			@Override
@@ -45,16 +50,6 @@ class JedisScriptExecutorIT extends AbstractScriptExecutorIT {
 			}
 
 		};
-	}
-
-	static JedisConnectionFactory connectionFactory(RedisConfiguration configuration) {
-		if (configuration instanceof RedisSentinelConfiguration sentinel) {
-			return new JedisConnectionFactory(sentinel);
-		}
-		if (configuration instanceof RedisClusterConfiguration cluster) {
-			return new JedisConnectionFactory(cluster);
-		}
-		return new JedisConnectionFactory((RedisStandaloneConfiguration) configuration);
 	}
 
 	@Test
@@ -80,7 +75,7 @@ class JedisScriptExecutorIT extends AbstractScriptExecutorIT {
 		}
 		try (RedisServerProcess server = RedisServerProcess.start();
 				JedisScriptExecutor executor = new JedisScriptExecutor(
-						connectionFactory(new RedisStandaloneConfiguration("127.0.0.1", server.port())),
+						new JedisConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", server.port())),
 						Duration.ofSeconds(5))) {
 			RateLimiter limiter = store(executor, "restart").limiter(POLICY);
 			assertThat(limiter.tryAcquire("client")).isTrue();

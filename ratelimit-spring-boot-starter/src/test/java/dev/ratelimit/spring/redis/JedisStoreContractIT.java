@@ -1,60 +1,15 @@
 package dev.ratelimit.spring.redis;
 
-import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
-
-import dev.ratelimit.core.ManualTimeSource;
-import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.core.StoreContractTests;
-import dev.ratelimit.core.redis.FailurePolicy;
-import dev.ratelimit.core.redis.RedisRateLimitStore;
-import dev.ratelimit.core.testing.RedisExtension;
-import dev.ratelimit.core.testing.TestRedis;
+import org.springframework.data.redis.connection.RedisConfiguration;
 
 /**
  * The store contract on a real Redis reached through Jedis, each decision on the caller's thread.
  */
-@ExtendWith(RedisExtension.class)
-class JedisStoreContractIT extends StoreContractTests {
-
-	private static final String RUN = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
-
-	private static final AtomicInteger stores = new AtomicInteger();
-
-	private JedisScriptExecutor executor;
-
-	@BeforeEach
-	void connect(TestRedis redis) {
-		if (this.executor == null) {
-			this.executor = new JedisScriptExecutor(
-					new JedisConnectionFactory(AbstractScriptExecutorIT.standalone(redis)), Duration.ofSeconds(10));
-		}
-	}
-
-	@AfterAll
-	void disconnect() {
-		if (this.executor != null) {
-			this.executor.close();
-		}
-	}
+class JedisStoreContractIT extends AbstractExecutorStoreContractIT {
 
 	@Override
-	protected RateLimitStore createStore(ManualTimeSource clock) {
-		return RedisRateLimitStore.builder(this.executor)
-			.keyPrefix("jedis-contract:" + RUN + ":" + stores.incrementAndGet() + ":")
-			.timeSource(clock)
-			.timeout(Duration.ofSeconds(10))
-			.failurePolicy(FailurePolicy.DENY)
-			.onFailure((policies, cause) -> {
-				throw new AssertionError("Redis failed", cause);
-			})
-			.build();
+	AbstractScriptExecutorIT.Connection connect(RedisConfiguration configuration) {
+		return JedisScriptExecutorIT.open(configuration);
 	}
 
 }

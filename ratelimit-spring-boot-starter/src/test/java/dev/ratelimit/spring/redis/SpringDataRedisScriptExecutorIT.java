@@ -9,9 +9,7 @@ import java.util.concurrent.TimeoutException;
 
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConfiguration;
-import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -31,7 +29,12 @@ class SpringDataRedisScriptExecutorIT extends AbstractScriptExecutorIT {
 
 	@Override
 	Connection connect(RedisConfiguration configuration) {
-		LettuceConnectionFactory connectionFactory = connectionFactory(configuration);
+		return open(configuration);
+	}
+
+	static Connection open(RedisConfiguration configuration) {
+		LettuceConnectionFactory connectionFactory = connectionFactory(configuration, LettuceConnectionFactory::new,
+				LettuceConnectionFactory::new, LettuceConnectionFactory::new);
 		connectionFactory.afterPropertiesSet();
 		connectionFactory.start();
 		SpringDataRedisScriptExecutor executor = new SpringDataRedisScriptExecutor(connectionFactory);
@@ -48,16 +51,6 @@ class SpringDataRedisScriptExecutorIT extends AbstractScriptExecutorIT {
 			}
 
 		};
-	}
-
-	private static LettuceConnectionFactory connectionFactory(RedisConfiguration configuration) {
-		if (configuration instanceof RedisSentinelConfiguration sentinel) {
-			return new LettuceConnectionFactory(sentinel);
-		}
-		if (configuration instanceof RedisClusterConfiguration cluster) {
-			return new LettuceConnectionFactory(cluster);
-		}
-		return new LettuceConnectionFactory((RedisStandaloneConfiguration) configuration);
 	}
 
 	@Test
