@@ -193,14 +193,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		Map<String, CompletableFuture<List<Long>>> calls = new HashMap<>();
 		for (List<RateLimitPolicy> stack : stacks) {
 			Call call = call(WARM_UP_KEY, limiters(stack));
-			calls.computeIfAbsent(call.script.sha1(), (sha1) -> {
-				try {
-					return this.executor.execute(sha1, call.script.source(), call.keys, call.args).toCompletableFuture();
-				}
-				catch (RuntimeException ex) {
-					return CompletableFuture.failedFuture(ex);
-				}
-			});
+			calls.computeIfAbsent(call.script.sha1(), (sha1) -> send(call));
 		}
 		return CompletableFuture.allOf(calls.values().toArray(CompletableFuture[]::new));
 	}
@@ -248,15 +241,19 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	private List<Long> await(Call call) throws RedisFailure {
-		CompletableFuture<List<Long>> reply;
+	/** Sends the call; an executor that throws instead of failing its stage fails the reply all the same. */
+	private CompletableFuture<List<Long>> send(Call call) {
 		try {
-			reply = this.executor.execute(call.script.sha1(), call.script.source(), call.keys, call.args)
+			return this.executor.execute(call.script.sha1(), call.script.source(), call.keys, call.args)
 				.toCompletableFuture();
 		}
 		catch (RuntimeException ex) {
-			throw new RedisFailure(ex, true);
+			return CompletableFuture.failedFuture(ex);
 		}
+	}
+
+	private List<Long> await(Call call) throws RedisFailure {
+		CompletableFuture<List<Long>> reply = send(call);
 		try {
 			return reply.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
 		}
