@@ -50,13 +50,13 @@ abstract class AbstractScriptExecutorIT {
 	 */
 	abstract Connection connect(RedisConfiguration configuration);
 
-	/** An executor and whatever must be closed after it. */
-	interface Connection extends AutoCloseable {
-
-		RedisScriptExecutor executor();
+	/** An executor and how to close what it runs on. */
+	record Connection(RedisScriptExecutor executor, Runnable closer) implements AutoCloseable {
 
 		@Override
-		void close();
+		public void close() {
+			this.closer.run();
+		}
 
 	}
 

@@ -16,7 +16,6 @@ import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.core.redis.RedisScriptExecutor;
 import dev.ratelimit.core.testing.RedisServerProcess;
 import dev.ratelimit.core.testing.TestRedis;
 
@@ -37,19 +36,7 @@ class JedisScriptExecutorIT extends AbstractScriptExecutorIT {
 		JedisScriptExecutor executor = new JedisScriptExecutor(connectionFactory(configuration,
 				JedisConnectionFactory::new, JedisConnectionFactory::new, JedisConnectionFactory::new),
 				Duration.ofSeconds(10));
-		return new Connection() {
-
-			@Override
-			public RedisScriptExecutor executor() {
-				return executor;
-			}
-
-			@Override
-			public void close() {
-				executor.close();
-			}
-
-		};
+		return new Connection(executor, executor::close);
 	}
 
 	@Test

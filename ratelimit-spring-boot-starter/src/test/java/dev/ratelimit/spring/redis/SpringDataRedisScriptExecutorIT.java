@@ -16,7 +16,6 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import dev.ratelimit.core.redis.FailurePolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
-import dev.ratelimit.core.redis.RedisScriptExecutor;
 
 import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,20 +36,7 @@ class SpringDataRedisScriptExecutorIT extends AbstractScriptExecutorIT {
 				LettuceConnectionFactory::new, LettuceConnectionFactory::new);
 		connectionFactory.afterPropertiesSet();
 		connectionFactory.start();
-		SpringDataRedisScriptExecutor executor = new SpringDataRedisScriptExecutor(connectionFactory);
-		return new Connection() {
-
-			@Override
-			public RedisScriptExecutor executor() {
-				return executor;
-			}
-
-			@Override
-			public void close() {
-				connectionFactory.destroy();
-			}
-
-		};
+		return new Connection(new SpringDataRedisScriptExecutor(connectionFactory), connectionFactory::destroy);
 	}
 
 	@Test
