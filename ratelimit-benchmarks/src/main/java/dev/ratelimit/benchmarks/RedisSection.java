@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -15,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.RateLimitPolicy;
@@ -28,6 +31,7 @@ import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatType;
 import org.openjdk.jmh.runner.Runner;
@@ -61,6 +65,9 @@ final class RedisSection {
 			"uncontended keys, 16 threads", "uncontended keys, " + IN_FLIGHT + " threads in flight",
 			"one hot key, 64 threads");
 
+	/** The median time of one decision, uncontended keys and one thread. */
+	private static final String LATENCY = "uncontended keys, one thread, median latency";
+
 	private final Suite.Mode mode;
 
 	private final Path out;
@@ -76,10 +83,9 @@ final class RedisSection {
 			List<List<InMemorySection.Row>> rounds = new ArrayList<>();
 			List<Map<String, Double>> ceilings = new ArrayList<>();
 			for (int round = 1; round <= this.mode.rounds; round++) {
-				rounds.add(jmh(redis, round));
-				redis.command("FLUSHALL");
-				ceilings.add(redisBenchmark(redis));
-				redis.command("FLUSHALL");
+				Map<String, Double> ceiling = new LinkedHashMap<>();
+				rounds.add(round(redis, round, ceiling));
+				ceilings.add(ceiling);
 			}
 			InMemorySection.Results results = new InMemorySection.Results(rounds);
 			StringBuilder md = new StringBuilder("## Redis\n\n");
@@ -92,11 +98,12 @@ final class RedisSection {
 				.append("its Lettuce compare-and-swap backend with the same limit and burst. The `-jedis` contenders ")
 				.append("are ours through the starter's Jedis executor, which calls Redis on the caller's thread; a ")
 				.append("Jedis connection carries one call at a time, so each thread takes one from a pool of ")
-				.append(RedisBenchmark.JEDIS_CONNECTIONS).append(" for the length of its call. Every ratio is against Bucket4j on Lettuce: for the `-jedis` rows the ")
+				.append(RedisContender.JEDIS_CONNECTIONS).append(" for the length of its call. Every ratio is against Bucket4j on Lettuce: for the `-jedis` rows the ")
 				.append("clients differ, so their ratios show what moving both the client and the limiter gains, not ")
 				.append("the limiter alone. Figures are medians over rounds and a ratio is the median of in-round ")
 				.append("ratios.\n\n");
 			md.append(table(results));
+			md.append(latencyTable(results));
 			md.append(ceilingTable(results, ceilings, report));
 			redisTargets(results, report);
 			md.append(memory(redis, report));
@@ -104,8 +111,53 @@ final class RedisSection {
 		}
 	}
 
-	private List<InMemorySection.Row> jmh(RedisServer redis, int round) throws RunnerException {
-		ChainedOptionsBuilder options = new OptionsBuilder().include(RedisBenchmark.class.getName() + "\\.")
+	/**
+	 * Runs every benchmark once. Each script's {@value #IN_FLIGHT} calls in flight run right next to
+	 * {@code redis-benchmark} running the same script, first one and then the other in turn, so that their ratio
+	 * compares two measurements taken seconds apart rather than minutes.
+	 */
+	private List<InMemorySection.Row> round(RedisServer redis, int round, Map<String, Double> ceilings)
+			throws Exception {
+		List<InMemorySection.Row> rows = new ArrayList<>(
+				jmh(redis, round, "main", "oneThread|sixteenThreads|hotKey64", contenders()));
+		redis.command("FLUSHALL");
+		String[] timed = Stream.concat(Stream.of(RedisContender.FLOORS), Stream.of(contenders())).toArray(String[]::new);
+		InterleavedLatency.medians(redis.port, timed, 50, (this.mode == Suite.Mode.QUICK) ? 30 : 60)
+			.forEach((contender, micros) -> rows
+				.add(new InMemorySection.Row(LATENCY, Load.ALLOWED, contender, micros, 0, Double.NaN, Double.NaN)));
+		redis.command("FLUSHALL");
+		List<String> scripts = List.of(scripts());
+		for (int i = 0; i < scripts.size(); i++) {
+			String algorithm = scripts.get(i);
+			boolean oursFirst = (round + i) % 2 == 0;
+			if (!oursFirst) {
+				ceilings.putAll(redisBenchmark(redis, algorithm));
+			}
+			rows.addAll(jmh(redis, round, algorithm, "inFlight128", algorithm));
+			redis.command("FLUSHALL");
+			if (oursFirst) {
+				ceilings.putAll(redisBenchmark(redis, algorithm));
+			}
+			redis.command("FLUSHALL");
+		}
+		String[] others = Arrays.stream(contenders()).filter((contender) -> !scripts.contains(contender))
+			.toArray(String[]::new);
+		rows.addAll(jmh(redis, round, "clients", "inFlight128", others));
+		redis.command("FLUSHALL");
+		return rows;
+	}
+
+	/** Every contender of {@link RedisBenchmark}, or the quick subset. */
+	private String[] contenders() throws NoSuchFieldException {
+		return (this.mode == Suite.Mode.QUICK) ? QUICK
+				: RedisBenchmark.class.getField("contender").getAnnotation(Param.class).value();
+	}
+
+	private List<InMemorySection.Row> jmh(RedisServer redis, int round, String part, String methods,
+			String... contenders) throws RunnerException {
+		ChainedOptionsBuilder options = new OptionsBuilder()
+			.include(RedisBenchmark.class.getName() + "\\.(" + methods + ")$")
+			.param("contender", contenders)
 			.forks(1)
 			.warmupIterations(this.mode.warmups)
 			.warmupTime(TimeValue.seconds(1))
@@ -113,10 +165,7 @@ final class RedisSection {
 			.measurementTime(TimeValue.seconds(1))
 			.jvmArgsAppend("-Xmx1g", "-Dbench.redis.port=" + redis.port)
 			.resultFormat(ResultFormatType.JSON)
-			.result(this.out.resolve("jmh-redis-" + round + ".json").toString());
-		if (this.mode == Suite.Mode.QUICK) {
-			options.param("contender", QUICK);
-		}
+			.result(this.out.resolve("jmh-redis-" + round + "-" + part + ".json").toString());
 		List<InMemorySection.Row> rows = new ArrayList<>();
 		for (RunResult result : new Runner(options.build()).run()) {
 			String benchmark = result.getParams().getBenchmark();
@@ -137,7 +186,9 @@ final class RedisSection {
 		SCENARIOS.forEach((scenario) -> md.append(' ').append(scenario).append(" |"));
 		SCENARIOS.forEach((scenario) -> md.append(" × bucket4j, ").append(scenario).append(" |"));
 		md.append("\n|---|---|").append("--:|".repeat(2 * SCENARIOS.size())).append('\n');
-		List<String> contenders = results.medians().stream().map(InMemorySection.Row::contender).distinct().toList();
+		List<String> contenders = results.medians().stream().map(InMemorySection.Row::contender).distinct()
+			.filter((contender) -> !contender.startsWith("floor-"))
+			.toList();
 		for (String contender : contenders) {
 			md.append("| ").append(contender).append(" | ").append(client(contender)).append(" |");
 			for (String scenario : SCENARIOS) {
@@ -156,7 +207,40 @@ final class RedisSection {
 		return md.append('\n').toString();
 	}
 
+	private static String latencyTable(InMemorySection.Results results) {
+		StringBuilder md = new StringBuilder("### One thread, time per decision\n\n");
+		md.append("One caller, one call at a time, every contender taking turns on the same Redis: ")
+			.append("blocks of 100 calls through each contender in turn, each call timed, 50 turns to warm up and ")
+			.append("then the turns timed. JMH runs the contenders one after the other, a minute or more apart, and ")
+			.append("on this machine the round trip itself changes from one minute to the next by more than the ")
+			.append("difference between the contenders; taking turns every few milliseconds, and taking the median ")
+			.append("of each contender's calls, which a stall moves far less than a throughput, compares them on ")
+			.append("the same machine. The `floor-` rows are no limiters: they time, waited for in the same way on a ")
+			.append("Lettuce connection, a `PING`, a script that returns 1, and a script that makes only the three ")
+			.append("calls every one of our scripts makes (`TIME`, `GET`, `SET … PX`). Bucket4j's median over a ")
+			.append("floor's is the most a limiter deciding in that one round trip could reach against Bucket4j's ")
+			.append("two. Figures are medians over rounds, ± half their spread, and a ratio is the median of ")
+			.append("in-round ratios.\n\n");
+		md.append("| contender | client | median µs per call | ± | bucket4j's median / this one's |\n|---|---|--:|--:|--:|\n");
+		List<InMemorySection.Row> rows = new ArrayList<>(results.medians());
+		// the floors last
+		rows.sort(Comparator.comparing((InMemorySection.Row row) -> row.contender().startsWith("floor-")));
+		for (InMemorySection.Row row : rows) {
+			if (row.scenario().equals(LATENCY)) {
+				double ratio = row.contender().equals("bucket4j") ? Double.NaN
+						: results.ratio(LATENCY, Load.ALLOWED, "bucket4j", row.contender());
+				md.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %.0f | %s |%n", row.contender(),
+						client(row.contender()), row.score(), row.error(),
+						Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.2f", ratio)));
+			}
+		}
+		return md.append('\n').toString();
+	}
+
 	private static String client(String contender) {
+		if (contender.startsWith("floor-")) {
+			return "Lettuce, no limiter";
+		}
 		if (contender.endsWith("-jedis")) {
 			return "Jedis";
 		}
@@ -168,6 +252,7 @@ final class RedisSection {
 			for (int i : new int[] { 0, 1 }) {
 				ratioTarget(report, results, ours, SCENARIOS.get(i), 1.8);
 			}
+			ratioTarget(report, results, ours, LATENCY, 1.8);
 			ratioTarget(report, results, ours, SCENARIOS.get(3), 10);
 		}
 	}
@@ -175,7 +260,9 @@ final class RedisSection {
 	/** A target of ours against Bucket4j, which names the clients so that a pairing of unlike ones shows. */
 	private static void ratioTarget(Suite.Report report, InMemorySection.Results results, String ours,
 			String scenario, double wanted) {
-		double ratio = results.ratio(scenario, Load.ALLOWED, ours, "bucket4j");
+		// a time per decision is better when lower: Bucket4j's over ours
+		double ratio = scenario.equals(LATENCY) ? results.ratio(scenario, Load.ALLOWED, "bucket4j", ours)
+				: results.ratio(scenario, Load.ALLOWED, ours, "bucket4j");
 		String clients = client(ours).equals(client("bucket4j")) ? "both on " + client(ours)
 				: "ours on " + client(ours) + ", Bucket4j on " + client("bucket4j") + ": the clients differ";
 		report.target(String.format(Locale.ROOT, "Redis, %s, %s: ≥ %.1f× Bucket4j's Redis backend (%s)",
@@ -184,40 +271,39 @@ final class RedisSection {
 				Double.isNaN(ratio) ? null : ratio >= wanted);
 	}
 
-	/** Runs each script with {@code redis-benchmark} at the same number of requests in flight. */
-	private Map<String, Double> redisBenchmark(RedisServer redis) throws IOException, InterruptedException {
-		Map<String, Double> rates = new LinkedHashMap<>();
+	/**
+	 * Runs a script with {@code redis-benchmark} at the same number of requests in flight: its rate, and Redis'
+	 * CPU time per call ({@code <algorithm>.micros}).
+	 */
+	private Map<String, Double> redisBenchmark(RedisServer redis, String algorithm)
+			throws IOException, InterruptedException {
 		RateLimitPolicy policy = Load.ALLOWED.peerPolicy();
-		for (String algorithm : scripts()) {
-			String sha = redis.command("SCRIPT", "LOAD", script(algorithm));
-			List<String> command = new ArrayList<>(List.of("redis-benchmark", "-h", "127.0.0.1", "-p",
-					Integer.toString(redis.port), "-c", Integer.toString(IN_FLIGHT), "-n",
-					(this.mode == Suite.Mode.QUICK) ? "100000" : "200000", "-r", "1000000", "-q", "EVALSHA", sha,
-					"1", "ratelimit:{user:__rand_int__}:bench", Long.toString(policy.limit()),
-					Long.toString(policy.windowMicros()), Long.toString(policy.burst()), "1", ""));
-			if (algorithm.equals("LEAKY_BUCKET")) {
-				command.add("0");
-			}
-			redis.command("CONFIG", "RESETSTAT");
-			Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-			String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-			process.waitFor();
-			Matcher matcher = RATE.matcher(output);
-			double rate = Double.NaN;
-			while (matcher.find()) {
-				rate = Double.parseDouble(matcher.group(1));
-			}
-			Matcher spent = Pattern.compile("usec_per_call=([0-9.]+)")
-				.matcher(redis.command("INFO", "commandstats").lines()
-					.filter((line) -> line.startsWith("cmdstat_evalsha:"))
-					.findFirst()
-					.orElse(""));
-			double micros = spent.find() ? Double.parseDouble(spent.group(1)) : Double.NaN;
-			System.out.println("redis-benchmark " + algorithm + ": " + rate + " requests/s, " + micros + " µs in Redis");
-			rates.put(algorithm, rate);
-			rates.put(algorithm + ".micros", micros);
+		String sha = redis.command("SCRIPT", "LOAD", script(algorithm));
+		List<String> command = new ArrayList<>(List.of("redis-benchmark", "-h", "127.0.0.1", "-p",
+				Integer.toString(redis.port), "-c", Integer.toString(IN_FLIGHT), "-n",
+				(this.mode == Suite.Mode.QUICK) ? "100000" : "200000", "-r", "1000000", "-q", "EVALSHA", sha, "1",
+				"ratelimit:{user:__rand_int__}:bench", Long.toString(policy.limit()),
+				Long.toString(policy.windowMicros()), Long.toString(policy.burst()), "1", ""));
+		if (algorithm.equals("LEAKY_BUCKET")) {
+			command.add("0");
 		}
-		return rates;
+		redis.command("CONFIG", "RESETSTAT");
+		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+		process.waitFor();
+		Matcher matcher = RATE.matcher(output);
+		double rate = Double.NaN;
+		while (matcher.find()) {
+			rate = Double.parseDouble(matcher.group(1));
+		}
+		Matcher spent = Pattern.compile("usec_per_call=([0-9.]+)")
+			.matcher(redis.command("INFO", "commandstats").lines()
+				.filter((line) -> line.startsWith("cmdstat_evalsha:"))
+				.findFirst()
+				.orElse(""));
+		double micros = spent.find() ? Double.parseDouble(spent.group(1)) : Double.NaN;
+		System.out.println("redis-benchmark " + algorithm + ": " + rate + " requests/s, " + micros + " µs in Redis");
+		return Map.of(algorithm, rate, algorithm + ".micros", micros);
 	}
 
 	private String[] scripts() {
@@ -231,7 +317,8 @@ final class RedisSection {
 			.append(" -r 1000000 EVALSHA <sha> 1 ratelimit:{user:__rand_int__}:bench <the same ARGV>`: the same ")
 			.append(IN_FLIGHT).append(" requests in flight, from C, without any client logic; our figure is the ")
 			.append(IN_FLIGHT).append("-thread one above on Lettuce, whose one connection carries every call in ")
-			.append("flight. The Jedis executor is not meant for that: it holds a connection of its own for each call ")
+			.append("flight. In each round the two run back to back, which one first alternating, and the ratio is ")
+			.append("the median of the in-round ratios. The Jedis executor is not meant for that: it holds a connection of its own for each call ")
 			.append("in flight, ").append(IN_FLIGHT).append(" here; its ").append(IN_FLIGHT)
 			.append("-thread figures are in the table above.\n\n");
 		md.append("| script | Redis CPU per call (µs, `INFO commandstats`) | redis-benchmark (calls/s) | ours (decisions/s) | ours / redis-benchmark |\n|---|--:|--:|--:|--:|\n");

@@ -1,0 +1,50 @@
+package dev.ratelimit.benchmarks;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import dev.ratelimit.core.testing.RedisExtension;
+import dev.ratelimit.core.testing.TestRedis;
+import io.lettuce.core.RedisURI;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.openjdk.jmh.annotations.Param;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * Runs every Redis contender on a real Redis, so that a contender that cannot run, or one of ours whose decisions
+ * do not come from Redis, shows before a benchmark run is spent on it. Says nothing about speed.
+ */
+@ExtendWith(RedisExtension.class)
+class RedisContendersIT {
+
+	@Test
+	void everyContenderAndEveryFloorIsTimedOnRedis(TestRedis redis) throws Exception {
+		String[] contenders = Stream
+			.concat(Stream.of(RedisContender.FLOORS),
+					Stream.of(RedisBenchmark.class.getField("contender").getAnnotation(Param.class).value()))
+			.toArray(String[]::new);
+		Map<String, Double> medians = InterleavedLatency.medians(RedisURI.create(redis.uri()).getPort(), contenders,
+				1, 2);
+		assertThat(medians.keySet()).containsExactly(contenders);
+		assertThat(medians.values()).allSatisfy((micros) -> assertThat(micros).isPositive());
+	}
+
+	@Test
+	void aDecisionMadeWithoutRedisVoidsTheMeasurement() throws Exception {
+		int closed;
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			closed = socket.getLocalPort();
+		}
+		// Jedis connects on the first call: the store falls back to its local decision, which allows
+		assertThatIllegalStateException()
+			.isThrownBy(() -> InterleavedLatency.medians(closed, new String[] { "GCRA-jedis" }, 0, 1))
+			.withMessageContaining("without Redis");
+	}
+
+}
