@@ -66,7 +66,7 @@ final class RedisSection {
 			"one hot key, 64 threads");
 
 	/** The median time of one decision, uncontended keys and one thread. */
-	private static final String LATENCY = "uncontended keys, one thread, median latency";
+	private static final String LATENCY = "uncontended keys, one thread, in turns, median time per decision";
 
 	private final Suite.Mode mode;
 
