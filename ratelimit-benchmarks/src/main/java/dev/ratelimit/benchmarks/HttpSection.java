@@ -38,8 +38,6 @@ final class HttpSection {
 
 	private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses: (\\d+)");
 
-	private static final Pattern REQUESTS = Pattern.compile("(\\d+) requests in");
-
 	private final Suite.Mode mode;
 
 	private final Path out;
@@ -65,22 +63,15 @@ final class HttpSection {
 			.append(seconds()).append("s` on each endpoint in turn for throughput and `wrk -t1 -c1 -d").append(seconds())
 			.append("s --latency` for the median latency. wrk and the application share the machine's two cores. ")
 			.append("On Redis the application runs once with Spring Boot's default client, Lettuce, and once with ")
-			.append("`--spring.data.redis.client-type=jedis`. The application's CPU time, every thread of its process, ")
-			.append("is read before and after each throughput run and divided by the requests wrk completed: a cost ")
-			.append("per request, which what else runs on the machine moves far less than a throughput, and which ")
-			.append("is what a limit takes from a server that is busy. ")
-			.append("Rejections are counted: there were none unless the ")
+			.append("`--spring.data.redis.client-type=jedis`. Rejections are counted: there were none unless the ")
 			.append("table says so.\n\n");
-		md.append("| store | unlimited req/s | limited req/s | limited / unlimited | unlimited CPU per request | limited CPU per request | added CPU | unlimited p50 | limited p50 | added p50 | non-2xx |\n");
-		md.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+		md.append("| store | unlimited req/s | limited req/s | limited / unlimited | unlimited p50 | limited p50 | added p50 | non-2xx |\n");
+		md.append("|---|--:|--:|--:|--:|--:|--:|--:|\n");
 		Result memory = measure(jar, "memory", List.of());
 		md.append(memory.row());
-		report.target("HTTP, in memory: the limiter costs ≤ 3% throughput (wrk's rate)",
+		report.target("HTTP, in memory: the limiter costs ≤ 3% throughput",
 				String.format(Locale.ROOT, "%.1f%%", 100 * (1 - memory.throughputRatio())),
 				memory.throughputRatio() >= 0.97 && memory.rejected == 0);
-		report.target("HTTP, in memory: the limiter costs ≤ 3% throughput (the application's CPU per request)",
-				String.format(Locale.ROOT, "%+.1f%% CPU per request", 100 * (memory.cpuRatio() - 1)),
-				memory.cpuRatio() <= 1.03 && memory.rejected == 0);
 		try (RedisServer redis = RedisServer.start()) {
 			List<String> onRedisArguments = List.of("--spring.profiles.active=redis",
 					"--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + redis.port,
@@ -147,11 +138,8 @@ final class HttpSection {
 			for (int round = 0; round < rounds(); round++) {
 				boolean limitedFirst = round % 2 == 0;
 				for (boolean limited : new boolean[] { limitedFirst, !limitedFirst }) {
-					long cpuBefore = cpuNanos(app);
 					Wrk run = wrk(16, seconds(), base + (limited ? LIMITED : UNLIMITED), false);
-					double cpuMicros = (cpuNanos(app) - cpuBefore) / 1000.0 / run.requests;
 					(limited ? result.limitedRates : result.unlimitedRates).add(run.rate);
-					(limited ? result.limitedCpu : result.unlimitedCpu).add(cpuMicros);
 					result.rejected += run.non2xx;
 				}
 				for (boolean limited : new boolean[] { limitedFirst, !limitedFirst }) {
@@ -169,14 +157,6 @@ final class HttpSection {
 				app.destroyForcibly();
 			}
 		}
-	}
-
-	/** The CPU time the application's process has used so far, every thread of it, the collector's too. */
-	private static long cpuNanos(Process app) {
-		return app.info()
-			.totalCpuDuration()
-			.orElseThrow(() -> new IllegalStateException("This platform does not report a process' CPU time"))
-			.toNanos();
 	}
 
 	private static void awaitUp(String url, Process app, Path log) throws Exception {
@@ -217,11 +197,6 @@ final class HttpSection {
 		}
 		Wrk run = new Wrk();
 		run.rate = Double.parseDouble(rate.group(1));
-		Matcher requests = REQUESTS.matcher(output);
-		if (!requests.find()) {
-			throw new IllegalStateException("No request count in wrk's output: " + output);
-		}
-		run.requests = Long.parseLong(requests.group(1));
 		Matcher non2xx = NON_2XX.matcher(output);
 		run.non2xx = non2xx.find() ? Long.parseLong(non2xx.group(1)) : 0;
 		Matcher median = MEDIAN.matcher(output);
@@ -270,8 +245,6 @@ final class HttpSection {
 
 		double rate;
 
-		long requests;
-
 		double medianMicros = Double.NaN;
 
 		long non2xx;
@@ -286,11 +259,6 @@ final class HttpSection {
 		final List<Double> limitedRates = new ArrayList<>();
 
 		final List<Double> unlimitedRates = new ArrayList<>();
-
-		/** The application's CPU time per request under the throughput load, in microseconds. */
-		final List<Double> limitedCpu = new ArrayList<>();
-
-		final List<Double> unlimitedCpu = new ArrayList<>();
 
 		final List<Double> limitedMedians = new ArrayList<>();
 
@@ -311,15 +279,6 @@ final class HttpSection {
 			return InMemorySection.Results.median(ratios);
 		}
 
-		/** The median over rounds of the application's CPU per limited request over its CPU per unlimited one. */
-		double cpuRatio() {
-			double[] ratios = new double[this.limitedCpu.size()];
-			for (int i = 0; i < ratios.length; i++) {
-				ratios[i] = this.limitedCpu.get(i) / this.unlimitedCpu.get(i);
-			}
-			return InMemorySection.Results.median(ratios);
-		}
-
 		double addedMedianMicros() {
 			double[] added = new double[this.limitedMedians.size()];
 			for (int i = 0; i < added.length; i++) {
@@ -329,10 +288,8 @@ final class HttpSection {
 		}
 
 		String row() {
-			return String.format(Locale.ROOT,
-					"| %s | %,.0f | %,.0f | %.3f | %.1f µs | %.1f µs | %+.1f%% | %.0f µs | %.0f µs | %+.0f µs | %d |%n",
+			return String.format(Locale.ROOT, "| %s | %,.0f | %,.0f | %.3f | %.0f µs | %.0f µs | %+.0f µs | %d |%n",
 					this.store, median(this.unlimitedRates), median(this.limitedRates), throughputRatio(),
-					median(this.unlimitedCpu), median(this.limitedCpu), 100 * (cpuRatio() - 1),
 					median(this.unlimitedMedians), median(this.limitedMedians), addedMedianMicros(), this.rejected);
 		}
 
