@@ -74,8 +74,8 @@ final class InterleavedLatency {
 			}
 			Map<String, Double> medians = new LinkedHashMap<>();
 			for (int k = 0; k < n; k++) {
-				Arrays.sort(nanos[k]);
-				medians.put(contenders[k], nanos[k][nanos[k].length / 2] / 1000.0);
+				medians.put(contenders[k],
+						InMemorySection.Results.median(Arrays.stream(nanos[k]).asDoubleStream().toArray()) / 1000.0);
 			}
 			return medians;
 		}

@@ -128,7 +128,8 @@ final class RedisContender implements AutoCloseable {
 		return new JedisPooled(pool, "127.0.0.1", port, 10_000);
 	}
 
-	private static Limiter bucket4j(RedisClient client, RateLimitPolicy policy) {
+	/** Bucket4j's Lettuce compare-and-swap backend, one bucket per key, with the policy's limit and burst. */
+	static Limiter bucket4j(RedisClient client, RateLimitPolicy policy) {
 		ProxyManager<byte[]> buckets = Bucket4jLettuce.casBasedBuilder(client)
 			.expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(1)))
 			.build();

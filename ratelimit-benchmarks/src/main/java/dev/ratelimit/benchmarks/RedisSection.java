@@ -23,11 +23,6 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
-import io.github.bucket4j.Bandwidth;
-import io.github.bucket4j.BucketConfiguration;
-import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
-import io.github.bucket4j.distributed.proxy.ProxyManager;
-import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -419,13 +414,8 @@ final class RedisSection {
 		Filler filler;
 		String sample;
 		if (contender.equals("bucket4j")) {
-			ProxyManager<byte[]> buckets = Bucket4jLettuce.casBasedBuilder(client)
-				.expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(1)))
-				.build();
-			BucketConfiguration configuration = BucketConfiguration.builder()
-				.addLimit(Bandwidth.builder().capacity(10).refillGreedy(10, Duration.ofHours(1)).build())
-				.build();
-			filler = (key) -> buckets.builder().build(key.getBytes(StandardCharsets.UTF_8), () -> configuration).tryConsume(1);
+			RedisContender.Limiter buckets = RedisContender.bucket4j(client, tokenBucket);
+			filler = (key) -> buckets.tryAcquire(key, key.getBytes(StandardCharsets.UTF_8));
 			sample = keys[0];
 		}
 		else {
