@@ -17,6 +17,8 @@ Calling convention, the same for all six scripts (docs/redis.md):
   ARGV[1]  limit      ARGV[2] window in microseconds   ARGV[3] burst   ARGV[4] cost
   ARGV[5]  now in microseconds, or "" to use Redis TIME
   ARGV[6]  leaky bucket only: queued requests that pass without waiting ("" = 0)
+  ARGV[7]  optional: the Redis TIME in microseconds after which the caller no longer waits; a call run
+           later changes nothing and fails with an error starting "LATE"
 Returns: allowed (1/0), remaining, retry-after, reset-after, delay (microseconds, rounded up), then for
 each of the three times how many nanoseconds the rounding up added (0 to 999).
 ]]
@@ -147,14 +149,24 @@ local function number(i, name)
   return value
 end
 
-local now = ARGV[5]
-if now == nil or now == '' then
+local now, deadline = ARGV[5], ARGV[7]
+local clock
+if now == nil or now == '' or (deadline ~= nil and deadline ~= '') then
   -- Redis 3.2 to 4 refuse writes after TIME unless the script replicates its effects
   if redis.replicate_commands then
     redis.replicate_commands()
   end
   local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
+end
+-- a call that reaches Redis after its caller stopped waiting (Redis paused or hung meanwhile) takes nothing:
+-- the caller has already decided without it
+if deadline ~= nil and deadline ~= '' and clock > number(7, 'deadline') then
+  return redis.error_reply(string.format('LATE the caller stopped waiting at %d, Redis ran the call at %d',
+    number(7, 'deadline'), clock))
+end
+if now == nil or now == '' then
+  now = clock
 else
   now = number(5, 'now')
 end

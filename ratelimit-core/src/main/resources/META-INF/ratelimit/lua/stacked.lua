@@ -14,6 +14,8 @@ Calling convention:
   then six values per policy, in the order of KEYS:
            algorithm (a script's file name without .lua), limit, window in microseconds, burst, cost,
            queued requests that pass without waiting (leaky bucket; "" = 0)
+  ARGV[2 + 6n], n = #KEYS: optional, the Redis TIME in microseconds after which the caller no longer
+           waits; a call run later changes nothing and fails with an error starting "LATE"
 Returns: eight integers per policy, in the order of KEYS, as the standalone scripts return them.
 ]]
 
@@ -25,14 +27,23 @@ local function number(i, name)
   return value
 end
 
-local now = ARGV[1]
-if now == nil or now == '' then
+local now, deadline = ARGV[1], ARGV[2 + 6 * #KEYS]
+local clock
+if now == nil or now == '' or (deadline ~= nil and deadline ~= '') then
   -- Redis 3.2 to 4 refuse writes after TIME unless the script replicates its effects
   if redis.replicate_commands then
     redis.replicate_commands()
   end
   local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
+end
+-- a call that reaches Redis after its caller stopped waiting takes nothing: the caller decided without it
+if deadline ~= nil and deadline ~= '' and clock > number(2 + 6 * #KEYS, 'deadline') then
+  return redis.error_reply(string.format('LATE the caller stopped waiting at %d, Redis ran the call at %d',
+    number(2 + 6 * #KEYS, 'deadline'), clock))
+end
+if now == nil or now == '' then
+  now = clock
 else
   now = number(1, 'now')
 end

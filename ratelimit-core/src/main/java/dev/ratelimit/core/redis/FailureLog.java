@@ -2,77 +2,144 @@ package dev.ratelimit.core.redis;
 
 import java.lang.System.Logger.Level;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+import dev.ratelimit.core.TimeSource;
 
 /**
- * Reports decisions made without Redis in the log without flooding it: the first failure of an outage at
- * once with its stack trace, then at most one line per period with the count since the last line, and one
- * line when Redis answers again.
+ * Reports decisions made without Redis without flooding the log, whatever the pattern of failures: at most one
+ * stack trace per {@link #STACK_TRACE_PERIOD_NANOS minute}, and at most one line of each kind per
+ * {@link #LINE_PERIOD_NANOS ten seconds}: that an outage began, how many decisions the failure policy made and
+ * why, that Redis decides again, and that the failure listener threw.
  */
 final class FailureLog {
 
-	private static final System.Logger logger = System.getLogger(RedisRateLimitStore.class.getName());
+	static final long LINE_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-	private static final long PERIOD_NANOS = TimeUnit.SECONDS.toNanos(10);
+	static final long STACK_TRACE_PERIOD_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+	private static final ScriptCaller.Kind[] KINDS = ScriptCaller.Kind.values();
+
+	private final System.Logger logger;
 
 	private final FailurePolicy policy;
 
-	/** Decisions made without Redis since the last log line. */
-	private final AtomicLong unreported = new AtomicLong();
+	private final TimeSource ticker;
 
-	/** Decisions made without Redis since the outage began, reported up to the last log line. */
-	private long reported;
+	/** Decisions made without Redis since the last count line, by kind of failure. */
+	private final AtomicLongArray unreported = new AtomicLongArray(KINDS.length);
 
-	private volatile boolean reporting;
+	private long lastStackTrace;
 
-	private volatile long nextReport;
+	private long lastOutageLine;
 
-	FailureLog(FailurePolicy policy) {
+	private long lastCountLine;
+
+	private long lastRecoveryLine;
+
+	private long lastListenerLine;
+
+	private boolean anyStackTrace;
+
+	private boolean anyListenerLine;
+
+	private boolean anyOutageLine;
+
+	private boolean anyCountLine;
+
+	private boolean anyRecoveryLine;
+
+	/** Whether the last outage line has had its recovery line. */
+	private boolean outageReported;
+
+	/** Decisions made without Redis since the last outage began. */
+	private long duringOutage;
+
+	FailureLog(System.Logger logger, FailurePolicy policy, TimeSource ticker) {
+		this.logger = logger;
 		this.policy = policy;
+		this.ticker = ticker;
 	}
 
-	void failed(Throwable cause) {
-		this.unreported.incrementAndGet();
-		long now = System.nanoTime();
-		if (this.reporting && now - this.nextReport < 0) {
+	synchronized void outageBegan(Throwable cause) {
+		long now = this.ticker.nanoTime();
+		this.duringOutage = 0;
+		if (this.anyOutageLine && now - this.lastOutageLine < LINE_PERIOD_NANOS) {
 			return;
 		}
+		this.anyOutageLine = true;
+		this.lastOutageLine = now;
+		this.outageReported = true;
+		log(Level.WARNING, "Redis is failing; the " + this.policy
+				+ " failure policy decides every request until Redis answers again", cause, now);
+	}
+
+	void failed(ScriptCaller.Kind kind, Throwable cause) {
+		this.unreported.incrementAndGet(kind.ordinal());
+		long now = this.ticker.nanoTime();
 		synchronized (this) {
-			if (this.reporting && now - this.nextReport < 0) {
+			this.duringOutage++;
+			if (this.anyCountLine && now - this.lastCountLine < LINE_PERIOD_NANOS) {
 				return;
 			}
-			boolean first = !this.reporting;
-			this.reporting = true;
-			this.nextReport = now + PERIOD_NANOS;
-			long count = this.unreported.getAndSet(0);
-			this.reported = (first ? 0 : this.reported) + count;
-			if (first) {
-				logger.log(Level.WARNING, "Redis did not decide a request; the " + this.policy
-						+ " failure policy decides until it answers again", cause);
+			this.anyCountLine = true;
+			this.lastCountLine = now;
+			StringBuilder counts = new StringBuilder();
+			long total = 0;
+			for (ScriptCaller.Kind each : KINDS) {
+				long count = this.unreported.getAndSet(each.ordinal(), 0);
+				if (count > 0) {
+					counts.append((total == 0) ? "" : ", ").append(count).append(' ').append(describe(each));
+					total += count;
+				}
 			}
-			else {
-				logger.log(Level.WARNING, "Redis is still not deciding: the " + this.policy
-						+ " failure policy made " + count + " decisions in the last 10 s; last failure: " + cause);
-			}
+			log(Level.WARNING, "Redis did not decide " + total + " requests since the last report (" + counts
+					+ "); the " + this.policy + " failure policy decided them. Last failure: " + cause, cause, now);
 		}
 	}
 
-	void recovered() {
-		if (!this.reporting) {
+	synchronized void recovered() {
+		long now = this.ticker.nanoTime();
+		if (!this.outageReported || (this.anyRecoveryLine && now - this.lastRecoveryLine < LINE_PERIOD_NANOS)) {
 			return;
 		}
-		synchronized (this) {
-			if (this.reporting) {
-				this.reporting = false;
-				long count = this.reported + this.unreported.getAndSet(0);
-				logger.log(Level.INFO, "Redis decides again; the " + this.policy + " failure policy made " + count
-						+ " decisions while it did not");
-			}
+		this.outageReported = false;
+		this.anyRecoveryLine = true;
+		this.lastRecoveryLine = now;
+		this.logger.log(Level.INFO, "Redis decides again; the " + this.policy + " failure policy made "
+				+ this.duringOutage + " decisions since the outage began");
+	}
+
+	synchronized void listenerFailed(RuntimeException ex) {
+		long now = this.ticker.nanoTime();
+		if (this.anyListenerLine && now - this.lastListenerLine < LINE_PERIOD_NANOS) {
+			return;
+		}
+		this.anyListenerLine = true;
+		this.lastListenerLine = now;
+		log(Level.WARNING, "The Redis failure listener threw an exception: " + ex, ex, now);
+	}
+
+	/** Writes the line, with the stack trace when none was written within the last minute. */
+	private void log(Level level, String message, Throwable cause, long now) {
+		if (!this.anyStackTrace || now - this.lastStackTrace >= STACK_TRACE_PERIOD_NANOS) {
+			this.anyStackTrace = true;
+			this.lastStackTrace = now;
+			this.logger.log(level, message, cause);
+		}
+		else {
+			this.logger.log(level, message);
 		}
 	}
 
-	void listenerFailed(RuntimeException ex) {
-		logger.log(Level.WARNING, "The Redis failure listener threw an exception", ex);
+	private static String describe(ScriptCaller.Kind kind) {
+		return switch (kind) {
+			case UNREACHABLE -> "with Redis unreachable";
+			case SLOW -> "not answered in time";
+			case ERROR -> "answered with an error";
+			case CLIENT_BUSY -> "with no client connection free";
+			case INTERRUPTED -> "interrupted";
+		};
 	}
 
 }

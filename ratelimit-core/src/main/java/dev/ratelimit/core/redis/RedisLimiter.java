@@ -31,7 +31,7 @@ final class RedisLimiter implements RateLimiter {
 	private final String delayAfter;
 
 	RedisLimiter(RedisRateLimitStore store, RateLimitPolicy policy) {
-		RedisRateLimitStore.checkComputable(policy);
+		LuaExactness.check(policy);
 		this.store = store;
 		this.policy = policy;
 		this.script = RedisScripts.get().standalone(policy.algorithm());
@@ -58,8 +58,12 @@ final class RedisLimiter implements RateLimiter {
 		return decide(key).allowed();
 	}
 
-	/** ARGV of the algorithm's own script; only the leaky bucket reads a sixth. */
-	List<String> standaloneArgs(String now) {
+	/** ARGV of the algorithm's own script; only the leaky bucket reads a sixth, and a deadline is the seventh. */
+	List<String> standaloneArgs(String now, String deadline) {
+		if (!deadline.isEmpty()) {
+			return List.of(this.limit, this.window, this.burst, this.cost, now,
+					(this.policy.algorithm() == Algorithm.LEAKY_BUCKET) ? this.delayAfter : "", deadline);
+		}
 		return (this.policy.algorithm() == Algorithm.LEAKY_BUCKET)
 				? List.of(this.limit, this.window, this.burst, this.cost, now, this.delayAfter)
 				: List.of(this.limit, this.window, this.burst, this.cost, now);

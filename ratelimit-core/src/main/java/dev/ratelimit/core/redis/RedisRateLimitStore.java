@@ -1,6 +1,5 @@
 package dev.ratelimit.core.redis;
 
-import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,7 +11,10 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -42,69 +44,76 @@ import dev.ratelimit.core.memory.InMemoryRateLimitStore;
  * {@link Builder#timeSource(TimeSource) time source} is set. Times in decisions are whole nanoseconds, as the
  * in-memory store reports them.
  * <p>
- * When Redis fails or does not answer within the {@link Builder#timeout(Duration) timeout}, the
- * {@link FailurePolicy} decides instead. While Redis is failing, one decision at a time still goes to Redis
- * to find out whether it is back; the others take the failure policy at once instead of each waiting for the
- * timeout. Every such decision is reported to the {@link Builder#onFailure(FailureListener) failure listener}
- * and counted in a log line written at most every ten seconds.
+ * When a call fails, Redis cannot be reached, or it does not answer within the {@link Builder#timeout(Duration)
+ * timeout}, the {@link FailurePolicy} decides that request instead. The store switches every decision to the
+ * failure policy only on evidence of an outage: Redis unreachable, or {@value OutageDetector#FAILURES_TO_SWITCH}
+ * calls in a row failed; one late reply only costs its own request. While Redis is failing, one decision at a
+ * time still goes to Redis to find out whether it is back, and the first answer ends the outage. A call the
+ * store gave up on never changes anything in Redis afterwards: it carries the Redis time at which the store
+ * stops waiting, and a script that Redis runs later takes nothing.
+ * <p>
+ * Every instance sends a heartbeat to Redis about once a second from the first decision or
+ * {@link #warmUp warm-up} on, which tells it how many instances share the quotas; under
+ * {@link FailurePolicy#LOCAL} each instance then enforces its share of every limit while Redis is away. Every
+ * decision made without Redis is reported to the {@link Builder#onFailure(FailureListener) failure listener}
+ * and counted in the log, which holds at most one stack trace a minute. {@link #close() Closing} the store
+ * stops its heartbeat and leaves the fleet.
  */
-public final class RedisRateLimitStore implements RateLimitStore {
+public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
-	/** The largest number a Lua number (a double) holds exactly. */
-	private static final long MAX_EXACT = 1L << 53;
+	private static final System.Logger logger = System.getLogger(RedisRateLimitStore.class.getName());
 
-	/**
-	 * How far into the future an instant in a key may lie, in microseconds: {@code TIME} (about 2^50.7 in 2026)
-	 * plus this stays below 2^53 until the year 2255.
-	 */
-	private static final long MAX_HORIZON_MICROS = 1L << 52;
-
-	private static final Duration MAX_DENY_RETRY = Duration.ofSeconds(1);
-
-	/** The warm-up's client in its keys: {@link #escape} writes every {@code %} of a client key as {@code %25}. */
-	private static final String WARM_UP_KEY = "%warm-up";
-
-	private final RedisScriptExecutor executor;
-
-	private final String keyPrefix;
+	private final RedisKeys keys;
 
 	private final @Nullable TimeSource timeSource;
 
-	private final long timeoutNanos;
+	private final ScriptCaller caller;
 
-	private final FailurePolicy failurePolicy;
+	private final OutageDetector detector = new OutageDetector();
 
-	private final RateLimitStore fallback;
+	private final Fleet fleet;
+
+	private final Fallback fallback;
 
 	private final FailureListener listener;
 
 	private final FailureLog failureLog;
 
+	private final ScheduledExecutorService scheduler;
+
+	private final boolean ownScheduler;
+
+	private final AtomicBoolean heartbeatStarted = new AtomicBoolean();
+
+	private volatile boolean closed;
+
+	private volatile @Nullable ScheduledFuture<?> nextHeartbeat;
+
 	private final ConcurrentHashMap<RateLimitPolicy, RedisLimiter> limiters = new ConcurrentHashMap<>();
 
-	/** The last failure while Redis is failing, null while it answers. */
-	private volatile @Nullable Throwable failing;
-
-	/** Whether a decision is on its way to Redis to find out whether it answers again. */
-	private final AtomicBoolean probing = new AtomicBoolean();
-
 	private RedisRateLimitStore(Builder builder) {
-		this.executor = builder.executor;
-		this.keyPrefix = builder.keyPrefix;
+		this.keys = builder.keys;
 		this.timeSource = builder.timeSource;
-		this.timeoutNanos = builder.timeout.toNanos();
-		this.failurePolicy = builder.failurePolicy;
-		RateLimitStore fallback = builder.fallback;
-		if (fallback == null) {
-			InMemoryRateLimitStore.Builder local = InMemoryRateLimitStore.builder();
+		this.caller = new ScriptCaller(builder.executor, builder.timeout, new RedisClock(TimeSource.system()));
+		this.fleet = new Fleet(this.caller, this.keys);
+		RateLimitStore local = builder.fallback;
+		if (local == null) {
+			InMemoryRateLimitStore.Builder memory = InMemoryRateLimitStore.builder();
 			if (builder.timeSource != null) {
-				local.timeSource(builder.timeSource);
+				memory.timeSource(builder.timeSource);
 			}
-			fallback = local.build();
+			local = memory.build();
 		}
-		this.fallback = fallback;
+		this.fallback = new Fallback(builder.failurePolicy, local, this.fleet::size);
 		this.listener = builder.listener;
-		this.failureLog = new FailureLog(builder.failurePolicy);
+		this.failureLog = new FailureLog(logger, builder.failurePolicy, TimeSource.system());
+		this.ownScheduler = builder.scheduler == null;
+		this.scheduler = (builder.scheduler != null) ? builder.scheduler
+				: Executors.newSingleThreadScheduledExecutor((task) -> {
+					Thread thread = new Thread(task, "ratelimit-redis-heartbeat");
+					thread.setDaemon(true);
+					return thread;
+				});
 	}
 
 	/**
@@ -135,6 +144,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		return decide(key, limiters(policies));
 	}
 
+	/**
+	 * Returns whether the failure policy decides every request because Redis is failing, as opposed to Redis
+	 * deciding (and the failure policy deciding only the requests that Redis did not answer in time).
+	 * @return whether an outage is in effect
+	 */
+	public boolean isFailing() {
+		return this.detector.failing() != null;
+	}
+
 	/** The limiters of policies decided together, whose names tell their keys apart. */
 	private List<RedisLimiter> limiters(List<RateLimitPolicy> policies) {
 		Set<String> names = new HashSet<>();
@@ -151,50 +169,49 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	/** Decides one request under the given policies: one script call, or the failure policy. */
 	List<Decision> decide(String key, List<RedisLimiter> limiters) {
-		Throwable failing = this.failing;
-		boolean probe = false;
-		if (failing != null) {
-			if (!this.probing.compareAndSet(false, true)) {
-				return fallBack(key, limiters, failing);
-			}
-			probe = true;
-		}
+		startHeartbeat();
+		OutageDetector.Route route = this.detector.route();
 		try {
+			if (route == OutageDetector.Route.FAILURE_POLICY) {
+				ScriptCaller.CallFailure outage = this.detector.failing();
+				if (outage != null) {
+					return fallBack(key, limiters, outage);
+				}
+			}
 			List<Decision> decisions = callRedis(key, limiters);
-			if (this.failing != null) {
-				this.failing = null;
+			if (this.detector.succeeded()) {
 				this.failureLog.recovered();
 			}
 			return decisions;
 		}
-		catch (RedisFailure failure) {
-			if (failure.redisAtFault) {
-				this.failing = failure.getCause();
+		catch (ScriptCaller.CallFailure failure) {
+			if (this.detector.failed(failure)) {
+				this.failureLog.outageBegan(failure.getCause());
 			}
-			return fallBack(key, limiters, failure.getCause());
+			return fallBack(key, limiters, failure);
 		}
 		finally {
-			if (probe) {
-				this.probing.set(false);
-			}
+			this.detector.done(route);
 		}
 	}
 
 	/**
 	 * Runs, once each, the scripts that the given policies use, on a key that no client key is written as, so
 	 * that the connection is open and Redis has compiled the scripts before the first request: that request
-	 * would otherwise pay for both, which can take longer than the timeout. The key it writes expires like any
-	 * other, and no client's state changes. It neither calls the failure listener nor applies the failure
-	 * policy.
+	 * would otherwise pay for both, which can take longer than the timeout. It also sends the first heartbeat,
+	 * so that the store knows its fleet before the first request. The key it writes expires like any other,
+	 * and no client's state changes. It neither calls the failure listener nor applies the failure policy.
 	 * @param stacks the policies of each endpoint, decided together when there are several
 	 * @return completes once Redis has run every script, exceptionally when one call failed
 	 */
 	public CompletableFuture<Void> warmUp(Collection<List<RateLimitPolicy>> stacks) {
-		Map<String, CompletableFuture<List<Long>>> calls = new HashMap<>();
+		Map<String, CompletableFuture<?>> calls = new HashMap<>();
 		for (List<RateLimitPolicy> stack : stacks) {
-			Call call = call(WARM_UP_KEY, limiters(stack));
-			calls.computeIfAbsent(call.script.sha1(), (sha1) -> send(call));
+			Call call = call(RedisKeys.WARM_UP_CLIENT, limiters(stack), "");
+			calls.computeIfAbsent(call.script.sha1(), (sha1) -> this.caller.send(call.script, call.keys, call.args));
 		}
+		calls.put(RedisScripts.get().fleet().sha1(), this.fleet.sendHeartbeat());
+		startHeartbeat();
 		return CompletableFuture.allOf(calls.values().toArray(CompletableFuture[]::new));
 	}
 
@@ -202,28 +219,33 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private record Call(RedisScripts.Script script, List<String> keys, List<String> args) {
 	}
 
-	/** The call deciding under the given policies for a client whose key is written {@code clientKey}. */
-	private Call call(String clientKey, List<RedisLimiter> limiters) {
+	/** The call deciding under the given policies for a client whose key is written {@code client}. */
+	private Call call(String client, List<RedisLimiter> limiters, String deadline) {
 		String now = (this.timeSource != null) ? Long.toString(Math.floorDiv(this.timeSource.nanoTime(), 1000))
 				: "";
-		String keyStart = this.keyPrefix + '{' + clientKey + "}:";
 		if (limiters.size() == 1) {
 			RedisLimiter limiter = limiters.get(0);
-			return new Call(limiter.script, List.of(keyStart + limiter.policy().name()), limiter.standaloneArgs(now));
+			return new Call(limiter.script, List.of(this.keys.state(client, limiter.policy())),
+					limiter.standaloneArgs(now, deadline));
 		}
 		List<String> keys = new ArrayList<>(limiters.size());
-		List<String> args = new ArrayList<>(1 + 6 * limiters.size());
+		List<String> args = new ArrayList<>(2 + 6 * limiters.size());
 		args.add(now);
 		for (RedisLimiter limiter : limiters) {
-			keys.add(keyStart + limiter.policy().name());
+			keys.add(this.keys.state(client, limiter.policy()));
 			limiter.addStackedArgs(args);
+		}
+		if (!deadline.isEmpty()) {
+			args.add(deadline);
 		}
 		return new Call(RedisScripts.get().stacked(), keys, args);
 	}
 
-	private List<Decision> callRedis(String key, List<RedisLimiter> limiters) throws RedisFailure {
-		Call call = call(escape(key), limiters);
-		List<Long> reply = await(call);
+	private List<Decision> callRedis(String key, List<RedisLimiter> limiters) throws ScriptCaller.CallFailure {
+		String client = RedisKeys.escape(key);
+		Call template = call(client, limiters, "");
+		List<Long> reply = this.caller.call(template.script, template.keys,
+				(deadline) -> deadline.isEmpty() ? template.args : call(client, limiters, deadline).args);
 		try {
 			if (reply.size() != 8 * limiters.size()) {
 				throw new IllegalStateException("wrong length");
@@ -235,40 +257,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			return decisions;
 		}
 		catch (RuntimeException ex) {
-			throw new RedisFailure(new IllegalStateException(
-					"Expected " + 8 * limiters.size() + " integers from the rate limiting script, got " + reply, ex),
-					true);
-		}
-	}
-
-	/** Sends the call; an executor that throws instead of failing its stage fails the reply all the same. */
-	private CompletableFuture<List<Long>> send(Call call) {
-		try {
-			return this.executor.execute(call.script.sha1(), call.script.source(), call.keys, call.args)
-				.toCompletableFuture();
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-	}
-
-	private List<Long> await(Call call) throws RedisFailure {
-		CompletableFuture<List<Long>> reply = send(call);
-		try {
-			return reply.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			reply.cancel(true);
-			throw new RedisFailure(new TimeoutException(
-					"Redis did not answer within " + Duration.ofNanos(this.timeoutNanos).toMillis() + " ms"), true);
-		}
-		catch (ExecutionException ex) {
-			throw new RedisFailure((ex.getCause() != null) ? ex.getCause() : ex, true);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			reply.cancel(true);
-			throw new RedisFailure(ex, false);
+			throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, new IllegalStateException(
+					"Expected " + 8 * limiters.size() + " integers from the rate limiting script, got " + reply, ex));
 		}
 	}
 
@@ -279,95 +269,77 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				reply.get(offset + 4) * 1000 - reply.get(offset + 7));
 	}
 
-	private List<Decision> fallBack(String key, List<RedisLimiter> limiters, Throwable cause) {
-		this.failureLog.failed(cause);
+	private List<Decision> fallBack(String key, List<RedisLimiter> limiters, ScriptCaller.CallFailure failure) {
+		this.failureLog.failed(failure.kind, failure.getCause());
 		List<RateLimitPolicy> policies = new ArrayList<>(limiters.size());
 		for (RedisLimiter limiter : limiters) {
 			policies.add(limiter.policy());
 		}
 		try {
-			this.listener.onFailure(policies, cause);
+			this.listener.onFailure(policies, failure.getCause());
 		}
 		catch (RuntimeException ex) {
 			this.failureLog.listenerFailed(ex);
 		}
-		return switch (this.failurePolicy) {
-			case ALLOW -> policies.stream()
-				.map((policy) -> new Decision(true, policy.limit(), policy.capacity() - policy.cost(), 0, 0, 0))
-				.toList();
-			case DENY -> policies.stream().map((policy) -> {
-				long retry = Math.min(policy.window().toNanos(), MAX_DENY_RETRY.toNanos());
-				return new Decision(false, policy.limit(), 0, retry, policy.window().toNanos(), 0);
-			}).toList();
-			case LOCAL -> (policies.size() == 1) ? List.of(this.fallback.limiter(policies.get(0)).decide(key))
-					: this.fallback.decideAll(key, policies);
-		};
+		return this.fallback.decide(key, policies);
 	}
 
-	/**
-	 * Writes a client key so that it cannot break the hash tag around it: {@code %}, <code>{</code> and
-	 * <code>}</code> become {@code %25}, {@code %7B} and {@code %7D}, and the empty key {@code %}, which no other
-	 * key becomes.
-	 */
-	static String escape(String key) {
-		if (key.isEmpty()) {
-			return "%";
+	private void startHeartbeat() {
+		if (!this.heartbeatStarted.get() && this.heartbeatStarted.compareAndSet(false, true)) {
+			scheduleHeartbeat(0);
 		}
-		int i = 0;
-		while (i < key.length() && !needsEscape(key.charAt(i))) {
-			i++;
+	}
+
+	private void scheduleHeartbeat(long delayNanos) {
+		if (this.closed) {
+			return;
 		}
-		if (i == key.length()) {
-			return key;
+		try {
+			this.nextHeartbeat = this.scheduler.schedule(this::heartbeat, delayNanos, TimeUnit.NANOSECONDS);
 		}
-		StringBuilder escaped = new StringBuilder(key.length() + 8).append(key, 0, i);
-		for (; i < key.length(); i++) {
-			char c = key.charAt(i);
-			switch (c) {
-				case '%' -> escaped.append("%25");
-				case '{' -> escaped.append("%7B");
-				case '}' -> escaped.append("%7D");
-				default -> escaped.append(c);
+		catch (RejectedExecutionException ex) {
+			// the scheduler is shutting down with the application
+		}
+	}
+
+	private void heartbeat() {
+		try {
+			this.fleet.heartbeat();
+			if (this.detector.succeeded()) {
+				this.failureLog.recovered();
 			}
 		}
-		return escaped.toString();
-	}
-
-	private static boolean needsEscape(char c) {
-		return c == '%' || c == '{' || c == '}';
+		catch (ScriptCaller.CallFailure failure) {
+			if (this.detector.failed(failure)) {
+				this.failureLog.outageBegan(failure.getCause());
+			}
+		}
+		finally {
+			scheduleHeartbeat(Fleet.HEARTBEAT.toNanos());
+		}
 	}
 
 	/**
-	 * Rejects the few policies whose figures a Lua number could not hold exactly, naming what is too large.
+	 * Stops the heartbeat and leaves the fleet, waiting for Redis at most the timeout, so that the other
+	 * instances count this one out at once. Decisions made after closing still work, without a heartbeat.
 	 */
-	static void checkComputable(RateLimitPolicy policy) {
-		boolean bucket = switch (policy.algorithm()) {
-			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> true;
-			case FIXED_WINDOW, SLIDING_LOG, SLIDING_WINDOW_COUNTER -> false;
-		};
-		BigInteger limit = BigInteger.valueOf(policy.limit());
-		BigInteger window = BigInteger.valueOf(policy.windowMicros());
-		String problem = null;
-		if (policy.windowMicros() > MAX_HORIZON_MICROS) {
-			problem = "its window is longer than 2^52 microseconds (142 years)";
+	@Override
+	public void close() {
+		this.closed = true;
+		ScheduledFuture<?> next = this.nextHeartbeat;
+		if (next != null) {
+			next.cancel(false);
 		}
-		else if (policy.limit() > MAX_EXACT) {
-			problem = "its limit is above 2^53";
+		if (this.ownScheduler) {
+			this.scheduler.shutdownNow();
 		}
-		else if (bucket && policy.limit() / limit.gcd(window).longValue() > MAX_EXACT / 1000) {
-			// the ticks per microsecond, times 1000 when they are turned into nanoseconds
-			problem = "window / limit needs more than 2^53 / 1000 ticks per microsecond";
-		}
-		else if (bucket && BigInteger.valueOf(policy.burst() + policy.cost())
-			.multiply(window)
-			.divide(limit)
-			.compareTo(BigInteger.valueOf(MAX_HORIZON_MICROS)) > 0) {
-			problem = "(burst + cost) x window / limit is longer than 2^52 microseconds (142 years)";
-		}
-		if (problem != null) {
-			throw new IllegalArgumentException("policy '" + policy.name() + "' (" + policy.limit() + " per "
-					+ policy.window() + ", " + policy.algorithm() + ") cannot be computed exactly in Redis: "
-					+ problem);
+		if (this.heartbeatStarted.get()) {
+			try {
+				this.fleet.leave();
+			}
+			catch (ScriptCaller.CallFailure failure) {
+				// its membership expires by itself within three heartbeats
+			}
 		}
 	}
 
@@ -381,29 +353,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		 * Called once per decision made without Redis, on the thread that asked for it; must be quick and
 		 * must not throw.
 		 * @param policies the policies of the decision
-		 * @param cause why Redis did not decide: a {@link TimeoutException}, the Redis client's exception, or
-		 * the last such failure while Redis is known to be failing
+		 * @param cause why Redis did not decide: a {@link TimeoutException}, a {@link ScriptNotSentException},
+		 * the Redis client's exception, or the last such failure while Redis is known to be failing
 		 */
 		void onFailure(List<RateLimitPolicy> policies, Throwable cause);
-
-	}
-
-	/** Redis did not decide; {@code redisAtFault} is false when the caller's thread was interrupted. */
-	private static final class RedisFailure extends Exception {
-
-		private static final long serialVersionUID = 1L;
-
-		final boolean redisAtFault;
-
-		RedisFailure(Throwable cause, boolean redisAtFault) {
-			super(cause);
-			this.redisAtFault = redisAtFault;
-		}
-
-		@Override
-		public synchronized Throwable getCause() {
-			return Objects.requireNonNull(super.getCause());
-		}
 
 	}
 
@@ -414,7 +367,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		private final RedisScriptExecutor executor;
 
-		private String keyPrefix = "ratelimit:";
+		private RedisKeys keys = new RedisKeys("ratelimit:");
 
 		private @Nullable TimeSource timeSource;
 
@@ -427,6 +380,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		private FailureListener listener = (policies, cause) -> {
 		};
 
+		private @Nullable ScheduledExecutorService scheduler;
+
 		private Builder(RedisScriptExecutor executor) {
 			this.executor = Objects.requireNonNull(executor, "executor must not be null");
 		}
@@ -438,12 +393,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		 * @return this builder
 		 */
 		public Builder keyPrefix(String keyPrefix) {
-			Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
-			if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
-				throw new IllegalArgumentException(
-						"keyPrefix '" + keyPrefix + "' must not contain braces: they would move the hash tag");
-			}
-			this.keyPrefix = keyPrefix;
+			this.keys = new RedisKeys(keyPrefix);
 			return this;
 		}
 
@@ -505,7 +455,18 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 
 		/**
-		 * Builds the store. Nothing is sent to Redis until the first decision.
+		 * Sets where the fleet heartbeat runs, about once a second; by default on a daemon thread of the
+		 * store's own, which {@link RedisRateLimitStore#close()} stops. A scheduler given here is left running.
+		 * @param scheduler the scheduler
+		 * @return this builder
+		 */
+		public Builder scheduler(ScheduledExecutorService scheduler) {
+			this.scheduler = Objects.requireNonNull(scheduler, "scheduler must not be null");
+			return this;
+		}
+
+		/**
+		 * Builds the store. Nothing is sent to Redis until the first decision or warm-up.
 		 * @return the store
 		 */
 		public RedisRateLimitStore build() {

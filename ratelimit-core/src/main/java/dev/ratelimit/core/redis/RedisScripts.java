@@ -13,8 +13,8 @@ import java.util.Map;
 import dev.ratelimit.core.Algorithm;
 
 /**
- * The Lua scripts, read once from {@code META-INF/ratelimit/lua/}: one per algorithm, and the stacked script
- * generated from them.
+ * The Lua scripts, read once from {@code META-INF/ratelimit/lua/}: one per algorithm, the stacked script
+ * generated from them, and the fleet's heartbeat.
  */
 final class RedisScripts {
 
@@ -28,6 +28,8 @@ final class RedisScripts {
 	private final Map<Algorithm, Script> standalone = new EnumMap<>(Algorithm.class);
 
 	private final Script stacked;
+
+	private final Script fleet = new Script(read("fleet.lua"));
 
 	private RedisScripts() {
 		StringBuilder stacked = new StringBuilder(
@@ -59,6 +61,10 @@ final class RedisScripts {
 
 	Script stacked() {
 		return this.stacked;
+	}
+
+	Script fleet() {
+		return this.fleet;
 	}
 
 	/** The name of the algorithm's script, without {@code .lua}; the stacked script knows them by it. */

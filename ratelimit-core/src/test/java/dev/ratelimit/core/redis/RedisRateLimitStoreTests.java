@@ -23,6 +23,8 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 
+import dev.ratelimit.core.testing.ManualScheduler;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -45,7 +47,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void passesTheDocumentedArgumentsToAnAlgorithmsScript() {
 		StubExecutor redis = new StubExecutor((call) -> reply(1, 2, 0, 3333334, 0, 0, 666, 0));
-		RedisRateLimitStore store = RedisRateLimitStore.builder(redis).build();
+		RedisRateLimitStore store = builder(redis).build();
 		store.limiter(GCRA).decide("203.0.113.7");
 		store.limiter(LEAKY).decide("203.0.113.7");
 		Call gcra = redis.calls.get(0);
@@ -58,23 +60,24 @@ class RedisRateLimitStoreTests {
 
 	@Test
 	void warmsUpEachScriptOnceUnderAKeyNoClientKeyBecomes() {
-		StubExecutor redis = new StubExecutor((call) -> reply(1, 2, 0, 1, 0, 0, 0, 0));
-		RedisRateLimitStore store = RedisRateLimitStore.builder(redis).build();
+		StubExecutor redis = new StubExecutor((call) -> call.sha1.equals(RedisScripts.get().fleet().sha1())
+				? reply(1, 1_764_000_000, 0) : reply(1, 2, 0, 1, 0, 0, 0, 0));
+		RedisRateLimitStore store = builder(redis).build();
 		RateLimitPolicy other = RateLimitPolicy.of("other", Algorithm.GCRA, 5, Duration.ofMinutes(1));
 		assertThat(store.warmUp(List.of(List.of(GCRA), List.of(other), List.of(GCRA, LEAKY)))).isCompleted();
 		assertThat(redis.calls).extracting((call) -> call.sha1)
 			.containsExactlyInAnyOrder(RedisScripts.get().standalone(Algorithm.GCRA).sha1(),
-					RedisScripts.get().stacked().sha1());
-		assertThat(redis.calls).flatExtracting((call) -> call.keys)
+					RedisScripts.get().stacked().sha1(), RedisScripts.get().fleet().sha1());
+		assertThat(redis.calls).filteredOn((call) -> !call.sha1.equals(RedisScripts.get().fleet().sha1()))
+			.flatExtracting((call) -> call.keys)
 			.allSatisfy((key) -> assertThat(key).startsWith("ratelimit:{%warm-up}:"));
-		assertThat(RedisRateLimitStore.escape("%warm-up")).isNotEqualTo("%warm-up");
+		assertThat(RedisKeys.escape("%warm-up")).isNotEqualTo("%warm-up");
 	}
 
 	@Test
 	void reportsAFailedWarmUpToItsCallerOnly() {
 		Failures failures = new Failures();
-		RedisRateLimitStore store = RedisRateLimitStore
-			.builder(new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException("down"))))
+		RedisRateLimitStore store = builder(new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException("down"))))
 			.onFailure(failures)
 			.build();
 		assertThat(store.warmUp(List.of(List.of(GCRA)))).isCompletedExceptionally();
@@ -85,7 +88,7 @@ class RedisRateLimitStoreTests {
 	void passesItsClockInMicrosecondsWhenGivenOne() {
 		StubExecutor redis = new StubExecutor((call) -> reply(1, 2, 0, 1, 0, 0, 0, 0));
 		ManualTimeSource clock = new ManualTimeSource(1_234_567_999);
-		RedisRateLimitStore.builder(redis).timeSource(clock).keyPrefix("rl:").build().limiter(GCRA).decide("k");
+		builder(redis).timeSource(clock).keyPrefix("rl:").build().limiter(GCRA).decide("k");
 		assertThat(redis.calls.get(0).keys).containsExactly("rl:{k}:api");
 		assertThat(redis.calls.get(0).args.get(4)).isEqualTo("1234567");
 	}
@@ -93,7 +96,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void decidesStackedPoliciesInOneCallOfTheStackedScript() {
 		StubExecutor redis = new StubExecutor((call) -> reply(0, 2, 1, 2, 0, 0, 0, 0, 0, 5, 500_000, 0, 0, 0, 0, 0));
-		List<Decision> decisions = RedisRateLimitStore.builder(redis)
+		List<Decision> decisions = builder(redis)
 			.build()
 			.decideAll("client", List.of(GCRA, LEAKY));
 		assertThat(redis.calls).hasSize(1);
@@ -109,30 +112,30 @@ class RedisRateLimitStoreTests {
 	@Test
 	void readsExactNanosecondsFromMicrosecondsRoundedUp() {
 		StubExecutor redis = new StubExecutor((call) -> reply(1, 0, 3333334, 10_000_000, 3333334, 666, 0, 666));
-		Decision decision = RedisRateLimitStore.builder(redis).build().limiter(LEAKY).decide("k");
+		Decision decision = builder(redis).build().limiter(LEAKY).decide("k");
 		assertThat(decision).isEqualTo(new Decision(true, 2, 0, 3_333_333_334L, 10_000_000_000L, 3_333_333_334L));
 	}
 
 	@Test
 	void escapesWhatWouldBreakTheHashTag() {
-		assertThat(RedisRateLimitStore.escape("203.0.113.7")).isEqualTo("203.0.113.7");
-		assertThat(RedisRateLimitStore.escape("")).isEqualTo("%");
-		assertThat(RedisRateLimitStore.escape("%")).isEqualTo("%25");
-		assertThat(RedisRateLimitStore.escape("}{")).isEqualTo("%7D%7B");
-		assertThat(RedisRateLimitStore.escape("user:{42}%")).isEqualTo("user:%7B42%7D%25");
-		assertThat(RedisRateLimitStore.escape("%7B")).isNotEqualTo(RedisRateLimitStore.escape("{"));
+		assertThat(RedisKeys.escape("203.0.113.7")).isEqualTo("203.0.113.7");
+		assertThat(RedisKeys.escape("")).isEqualTo("%");
+		assertThat(RedisKeys.escape("%")).isEqualTo("%25");
+		assertThat(RedisKeys.escape("}{")).isEqualTo("%7D%7B");
+		assertThat(RedisKeys.escape("user:{42}%")).isEqualTo("user:%7B42%7D%25");
+		assertThat(RedisKeys.escape("%7B")).isNotEqualTo(RedisKeys.escape("{"));
 	}
 
 	@Test
 	void rejectsAKeyPrefixWithBraces() {
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> RedisRateLimitStore.builder(new StubExecutor(null)).keyPrefix("rl:{x}:"))
+			.isThrownBy(() -> builder(new StubExecutor(null)).keyPrefix("rl:{x}:"))
 			.withMessageContaining("rl:{x}:");
 	}
 
 	@Test
 	void rejectsAPolicyALuaNumberCannotHold() {
-		RedisRateLimitStore store = RedisRateLimitStore.builder(new StubExecutor(null)).build();
+		RedisRateLimitStore store = builder(new StubExecutor(null)).build();
 		RateLimitPolicy centuries = RateLimitPolicy.of("centuries", Algorithm.FIXED_WINDOW, 10,
 				Duration.ofDays(365 * 200));
 		assertThatIllegalArgumentException().isThrownBy(() -> store.limiter(centuries))
@@ -146,7 +149,7 @@ class RedisRateLimitStoreTests {
 
 	@Test
 	void rejectsStackedPoliciesWithTheSameName() {
-		RedisRateLimitStore store = RedisRateLimitStore.builder(new StubExecutor(null)).build();
+		RedisRateLimitStore store = builder(new StubExecutor(null)).build();
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> store.decideAll("k", List.of(GCRA, GCRA.withBurst(5))))
 			.withMessageContaining("'api'");
@@ -156,7 +159,7 @@ class RedisRateLimitStoreTests {
 	void allowsWhenRedisFailsUnderAllow() {
 		Failures failures = new Failures();
 		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException("down")));
-		List<Decision> decisions = RedisRateLimitStore.builder(redis)
+		List<Decision> decisions = builder(redis)
 			.failurePolicy(FailurePolicy.ALLOW)
 			.onFailure(failures)
 			.build()
@@ -171,7 +174,7 @@ class RedisRateLimitStoreTests {
 		StubExecutor redis = new StubExecutor((call) -> {
 			throw new IllegalStateException("closed");
 		});
-		List<Decision> decisions = RedisRateLimitStore.builder(redis)
+		List<Decision> decisions = builder(redis)
 			.failurePolicy(FailurePolicy.DENY)
 			.build()
 			.decideAll("k", List.of(GCRA, LEAKY.withBurst(3)));
@@ -183,7 +186,7 @@ class RedisRateLimitStoreTests {
 	void decidesWithTheLocalStoreWhenRedisFailsUnderLocal() {
 		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException()));
 		ManualTimeSource clock = new ManualTimeSource();
-		RedisRateLimitStore store = RedisRateLimitStore.builder(redis)
+		RedisRateLimitStore store = builder(redis)
 			.failurePolicy(FailurePolicy.LOCAL)
 			.fallback(InMemoryRateLimitStore.builder().timeSource(clock).build())
 			.build();
@@ -199,7 +202,7 @@ class RedisRateLimitStoreTests {
 	void givesUpOnRedisAfterTheTimeoutAndCancelsTheCall() {
 		CompletableFuture<List<Long>> never = new CompletableFuture<>();
 		Failures failures = new Failures();
-		Decision decision = RedisRateLimitStore.builder(new StubExecutor((call) -> never))
+		Decision decision = builder(new StubExecutor((call) -> never))
 			.timeout(Duration.ofMillis(20))
 			.failurePolicy(FailurePolicy.DENY)
 			.onFailure(failures)
@@ -214,7 +217,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void treatsAMalformedReplyAsAFailure() {
 		Failures failures = new Failures();
-		Decision decision = RedisRateLimitStore.builder(new StubExecutor((call) -> reply(1, 2, 3)))
+		Decision decision = builder(new StubExecutor((call) -> reply(1, 2, 3)))
 			.failurePolicy(FailurePolicy.DENY)
 			.onFailure(failures)
 			.build()
@@ -233,7 +236,7 @@ class RedisRateLimitStoreTests {
 			return reply;
 		});
 		Failures failures = new Failures();
-		RateLimiter limiter = RedisRateLimitStore.builder(redis)
+		RateLimiter limiter = builder(redis)
 			.timeout(Duration.ofSeconds(30))
 			.failurePolicy(FailurePolicy.DENY)
 			.onFailure(failures)
@@ -242,7 +245,8 @@ class RedisRateLimitStoreTests {
 
 		Future<Decision> first = this.threads.submit(() -> limiter.decide("k"));
 		awaitSize(pending, 1);
-		pending.get(0).completeExceptionally(new IllegalStateException("down"));
+		pending.get(0).completeExceptionally(new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE,
+				"connection refused", null));
 		assertThat(first.get(30, TimeUnit.SECONDS).allowed()).isFalse();
 
 		// Redis is failing: this decision probes it, and waits for it
@@ -267,7 +271,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void keepsDecidingWhenTheListenerThrows() {
 		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException()));
-		Decision decision = RedisRateLimitStore.builder(redis)
+		Decision decision = builder(redis)
 			.failurePolicy(FailurePolicy.ALLOW)
 			.onFailure((policies, cause) -> {
 				throw new IllegalStateException("listener bug");
@@ -281,7 +285,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void decidesByTheFailurePolicyWithoutBlamingRedisWhenInterrupted() throws Exception {
 		StubExecutor redis = new StubExecutor((call) -> new CompletableFuture<>());
-		RateLimiter limiter = RedisRateLimitStore.builder(redis)
+		RateLimiter limiter = builder(redis)
 			.timeout(Duration.ofSeconds(30))
 			.failurePolicy(FailurePolicy.DENY)
 			.build()
@@ -295,6 +299,139 @@ class RedisRateLimitStoreTests {
 		// not a Redis failure: the next decision still goes to Redis
 		this.threads.submit(() -> limiter.decide("k"));
 		awaitSize(redis.calls, 2);
+	}
+
+	@Test
+	void takesTheFailurePolicyForOneLateReplyWithoutSwitchingTheOthers() {
+		List<Boolean> answers = new CopyOnWriteArrayList<>(List.of(false, true, true));
+		StubExecutor redis = new StubExecutor((call) -> answers.remove(0) ? reply(1, 2, 0, 1, 0, 0, 0, 0)
+				: new CompletableFuture<>());
+		Failures failures = new Failures();
+		RedisRateLimitStore store = builder(redis).timeout(Duration.ofMillis(20))
+			.failurePolicy(FailurePolicy.DENY)
+			.onFailure(failures)
+			.build();
+		assertThat(store.limiter(GCRA).decide("k").allowed()).isFalse();
+		assertThat(failures.causes).singleElement().isInstanceOf(TimeoutException.class);
+		assertThat(store.isFailing()).isFalse();
+		assertThat(store.limiter(GCRA).decide("k").allowed()).isTrue();
+		assertThat(store.limiter(GCRA).decide("k").allowed()).isTrue();
+		assertThat(redis.calls).hasSize(3);
+	}
+
+	@Test
+	void switchesToTheFailurePolicyAfterConsecutiveFailures() {
+		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException("OOM")));
+		RedisRateLimitStore store = builder(redis).failurePolicy(FailurePolicy.DENY).build();
+		for (int i = 1; i < OutageDetector.FAILURES_TO_SWITCH; i++) {
+			store.limiter(GCRA).decide("k");
+			assertThat(store.isFailing()).isFalse();
+		}
+		store.limiter(GCRA).decide("k");
+		assertThat(store.isFailing()).isTrue();
+	}
+
+	@Test
+	void switchesAtOnceWhenRedisCannotBeReachedAndBackAtItsFirstAnswer() {
+		List<Boolean> reachable = new CopyOnWriteArrayList<>(List.of(false, true));
+		StubExecutor redis = new StubExecutor((call) -> reachable.remove(0) ? reply(1, 2, 0, 1, 0, 0, 0, 0)
+				: CompletableFuture.failedFuture(new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE,
+						"refused", null)));
+		RedisRateLimitStore store = builder(redis).timeout(Duration.ofSeconds(30)).failurePolicy(FailurePolicy.DENY)
+			.build();
+		assertThat(store.limiter(GCRA).decide("k").allowed()).isFalse();
+		assertThat(store.isFailing()).isTrue();
+		assertThat(store.limiter(GCRA).decide("k").allowed()).isTrue();
+		assertThat(store.isFailing()).isFalse();
+	}
+
+	@Test
+	void neverBlamesRedisForAClientWithNoConnectionFree() {
+		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(
+				new ScriptNotSentException(ScriptNotSentException.Reason.CLIENT_BUSY, "pool exhausted", null)));
+		Failures failures = new Failures();
+		RedisRateLimitStore store = builder(redis).failurePolicy(FailurePolicy.ALLOW).onFailure(failures).build();
+		for (int i = 0; i < 2 * OutageDetector.FAILURES_TO_SWITCH; i++) {
+			assertThat(store.limiter(GCRA).decide("k").allowed()).isTrue();
+		}
+		assertThat(store.isFailing()).isFalse();
+		assertThat(redis.calls).hasSize(2 * OutageDetector.FAILURES_TO_SWITCH);
+		assertThat(failures.causes).hasSize(2 * OutageDetector.FAILURES_TO_SWITCH)
+			.allSatisfy((cause) -> assertThat(cause).isInstanceOf(ScriptNotSentException.class));
+	}
+
+	@Test
+	void treatsACallRedisRanAfterItsDeadlineAsLate() {
+		StubExecutor redis = new StubExecutor((call) -> CompletableFuture
+			.failedFuture(new IllegalStateException("LATE the caller stopped waiting at 1, Redis ran the call at 2")));
+		RedisRateLimitStore store = builder(redis).failurePolicy(FailurePolicy.DENY).build();
+		store.limiter(GCRA).decide("k");
+		store.limiter(GCRA).decide("k");
+		assertThat(store.isFailing()).isFalse();
+		store.limiter(GCRA).decide("k");
+		assertThat(store.isFailing()).isTrue();
+	}
+
+	@Test
+	void sendsTheRedisTimeAtWhichItStopsWaitingOnceAHeartbeatToldItRedisClock() {
+		StubExecutor redis = new StubExecutor((call) -> call.sha1.equals(RedisScripts.get().fleet().sha1())
+				? reply(1, 1_764_000_000, 250_000)
+				: (call.keys.size() == 1) ? reply(1, 2, 0, 1, 0, 0, 0, 0) : reply(1, 2, 0, 1, 0, 0, 0, 0, 1, 2, 0, 1, 0, 0, 0, 0));
+		RedisRateLimitStore store = builder(redis).timeout(Duration.ofSeconds(5)).build();
+		assertThat(store.warmUp(List.of())).isCompleted();
+		store.limiter(GCRA).decide("k");
+		store.decideAll("k", List.of(GCRA, LEAKY));
+		List<String> standalone = redis.calls.get(1).args;
+		assertThat(standalone).hasSize(7);
+		assertThat(standalone.get(5)).isEmpty();
+		long deadline = Long.parseLong(standalone.get(6));
+		// Redis read 1 764 000 000.25 s no later than now here: it stops waiting at most 5 s after that
+		assertThat(deadline).isBetween(1_764_000_000_250_000L, 1_764_000_005_250_000L + 1_000_000);
+		List<String> stacked = redis.calls.get(2).args;
+		assertThat(stacked).hasSize(2 + 6 * 2);
+		assertThat(Long.parseLong(stacked.get(13))).isGreaterThanOrEqualTo(deadline);
+	}
+
+	@Test
+	void enforcesItsShareOfTheLimitLocallyForTheFleetItLastHeardOf() {
+		List<Boolean> up = new CopyOnWriteArrayList<>(List.of(true));
+		StubExecutor redis = new StubExecutor((call) -> up.get(0) ? reply(3, 1_764_000_000, 0)
+				: CompletableFuture.failedFuture(new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE,
+						"refused", null)));
+		ManualTimeSource clock = new ManualTimeSource(0);
+		RedisRateLimitStore store = builder(redis).timeSource(clock).build();
+		assertThat(store.warmUp(List.of())).isCompleted();
+		up.set(0, false);
+		RateLimitPolicy tenPerMinute = RateLimitPolicy.of("ten", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
+		int allowed = 0;
+		for (int i = 0; i < 20; i++) {
+			allowed += store.limiter(tenPerMinute).decide("k").allowed() ? 1 : 0;
+		}
+		assertThat(allowed).isEqualTo(4);
+	}
+
+	@Test
+	void dividesEveryLimitOfAPolicyByTheFleetRoundingUp() {
+		RateLimitPolicy bucket = RateLimitPolicy.of("b", Algorithm.TOKEN_BUCKET, 10, Duration.ofSeconds(10))
+			.withBurst(20)
+			.withCost(2);
+		assertThat(Fallback.share(bucket, 3)).satisfies((share) -> {
+			assertThat(share.limit()).isEqualTo(4);
+			assertThat(share.burst()).isEqualTo(7);
+			assertThat(share.cost()).isEqualTo(2);
+			assertThat(share.window()).isEqualTo(Duration.ofSeconds(10));
+		});
+		assertThat(Fallback.share(bucket, 1)).isSameAs(bucket);
+		assertThat(Fallback.share(bucket.withCost(8), 3).burst()).isEqualTo(8);
+		RateLimitPolicy leaky = RateLimitPolicy.of("l", Algorithm.LEAKY_BUCKET, 10, Duration.ofSeconds(1))
+			.withBurst(9)
+			.withDelayAfter(9);
+		assertThat(Fallback.share(leaky, 3).delayAfter()).isEqualTo(3);
+	}
+
+	/** A store whose heartbeat never runs by itself: these tests see only the calls of their decisions. */
+	private static RedisRateLimitStore.Builder builder(RedisScriptExecutor executor) {
+		return RedisRateLimitStore.builder(executor).scheduler(new ManualScheduler(new ManualTimeSource(0)));
 	}
 
 	private static void awaitSize(List<?> list, int size) throws InterruptedException {

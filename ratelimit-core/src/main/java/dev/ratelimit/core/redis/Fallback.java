@@ -1,0 +1,101 @@
+package dev.ratelimit.core.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
+
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitStore;
+
+/**
+ * Decides as the {@link FailurePolicy} says when Redis does not. Under {@link FailurePolicy#LOCAL} each
+ * instance enforces its share of every limit, {@code ceil(limit / instances)} (and likewise of a burst), so
+ * that a fleet of {@code n} admits at most {@code limit + n - 1} per window while Redis is away.
+ */
+final class Fallback {
+
+	private static final long MAX_DENY_RETRY_NANOS = Duration.ofSeconds(1).toNanos();
+
+	private final FailurePolicy policy;
+
+	private final RateLimitStore local;
+
+	private final IntSupplier instances;
+
+	/** Each policy's share for the fleet size it was last computed for. */
+	private final ConcurrentHashMap<RateLimitPolicy, Share> shares = new ConcurrentHashMap<>();
+
+	Fallback(FailurePolicy policy, RateLimitStore local, IntSupplier instances) {
+		this.policy = policy;
+		this.local = local;
+		this.instances = instances;
+	}
+
+	List<Decision> decide(String key, List<RateLimitPolicy> policies) {
+		return switch (this.policy) {
+			case ALLOW -> policies.stream()
+				.map((policy) -> new Decision(true, policy.limit(), policy.capacity() - policy.cost(), 0, 0, 0))
+				.toList();
+			case DENY -> policies.stream().map((policy) -> {
+				long retry = Math.min(policy.window().toNanos(), MAX_DENY_RETRY_NANOS);
+				return new Decision(false, policy.limit(), 0, retry, policy.window().toNanos(), 0);
+			}).toList();
+			case LOCAL -> decideLocally(key, policies);
+		};
+	}
+
+	private List<Decision> decideLocally(String key, List<RateLimitPolicy> policies) {
+		int instances = this.instances.getAsInt();
+		if (policies.size() == 1) {
+			return List.of(this.local.limiter(share(policies.get(0), instances)).decide(key));
+		}
+		List<RateLimitPolicy> shares = new ArrayList<>(policies.size());
+		for (RateLimitPolicy policy : policies) {
+			shares.add(share(policy, instances));
+		}
+		return this.local.decideAll(key, shares);
+	}
+
+	private RateLimitPolicy share(RateLimitPolicy policy, int instances) {
+		Share share = this.shares.get(policy);
+		if (share == null || share.instances != instances) {
+			share = new Share(instances, share(policy, (long) instances));
+			this.shares.put(policy, share);
+		}
+		return share.policy;
+	}
+
+	/**
+	 * One instance's share of a policy: the limit and the burst divided by the fleet size, rounded up, and never
+	 * below the cost of one request.
+	 */
+	static RateLimitPolicy share(RateLimitPolicy policy, long instances) {
+		if (instances <= 1) {
+			return policy;
+		}
+		long limit = Math.max(ceilDiv(policy.limit(), instances), policy.cost());
+		long burst = switch (policy.algorithm()) {
+			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> Math.max(ceilDiv(policy.burst(), instances), policy.cost());
+			case FIXED_WINDOW, SLIDING_LOG, SLIDING_WINDOW_COUNTER -> limit;
+		};
+		try {
+			return new RateLimitPolicy(policy.name(), policy.algorithm(), limit, policy.window(), burst,
+					policy.cost(), Math.min(policy.delayAfter(), burst));
+		}
+		catch (IllegalArgumentException ex) {
+			// a share that cannot be computed exactly: enforce the whole limit rather than none
+			return policy;
+		}
+	}
+
+	private static long ceilDiv(long a, long b) {
+		return -Math.floorDiv(-a, b);
+	}
+
+	private record Share(int instances, RateLimitPolicy policy) {
+	}
+
+}

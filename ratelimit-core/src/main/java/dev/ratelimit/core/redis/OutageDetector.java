@@ -1,0 +1,72 @@
+package dev.ratelimit.core.redis;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Decides when Redis is failing, so that decisions stop waiting for it: at once when it cannot be reached, or
+ * after {@value #FAILURES_TO_SWITCH} calls in a row failed or were late. One late reply is no outage: that
+ * request alone takes the failure policy. While Redis is failing, one decision at a time still goes to it (a
+ * probe); the first call that Redis answers, probe or heartbeat, ends the outage.
+ */
+final class OutageDetector {
+
+	static final int FAILURES_TO_SWITCH = 3;
+
+	private final AtomicInteger consecutiveFailures = new AtomicInteger();
+
+	/** The last failure while Redis is failing; null while it answers. */
+	private final AtomicReference<ScriptCaller.@Nullable CallFailure> failing = new AtomicReference<>();
+
+	private final AtomicBoolean probing = new AtomicBoolean();
+
+	/** Where a decision goes. */
+	enum Route {
+
+		REDIS, PROBE, FAILURE_POLICY
+
+	}
+
+	Route route() {
+		if (this.failing.get() == null) {
+			return Route.REDIS;
+		}
+		return this.probing.compareAndSet(false, true) ? Route.PROBE : Route.FAILURE_POLICY;
+	}
+
+	void done(Route route) {
+		if (route == Route.PROBE) {
+			this.probing.set(false);
+		}
+	}
+
+	/** Redis answered; returns whether that ended an outage. */
+	boolean succeeded() {
+		this.consecutiveFailures.set(0);
+		return this.failing.get() != null && this.failing.getAndSet(null) != null;
+	}
+
+	/** Redis did not answer a call; returns whether that began an outage. */
+	boolean failed(ScriptCaller.CallFailure failure) {
+		ScriptCaller.Kind kind = failure.kind;
+		if (!kind.blamesRedis) {
+			return false;
+		}
+		int failures = this.consecutiveFailures.incrementAndGet();
+		if (this.failing.get() != null) {
+			this.failing.set(failure);
+			return false;
+		}
+		return (kind == ScriptCaller.Kind.UNREACHABLE || failures >= FAILURES_TO_SWITCH)
+				&& this.failing.compareAndSet(null, failure);
+	}
+
+	/** The last failure while Redis is failing, null while it answers. */
+	ScriptCaller.@Nullable CallFailure failing() {
+		return this.failing.get();
+	}
+
+}
