@@ -22,6 +22,7 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.testing.ManualScheduler;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
 
@@ -54,8 +55,10 @@ class RedisKeysIT {
 		this.prefix = "keys:" + RUN + ":" + prefixes.incrementAndGet() + ":";
 	}
 
+	/** A store whose heartbeat runs only in a warm-up: these tests count what decisions write. */
 	private RedisRateLimitStore.Builder store() {
 		return RedisRateLimitStore.builder(this.redis.executor())
+			.scheduler(new ManualScheduler(new ManualTimeSource(0)))
 			.keyPrefix(this.prefix)
 			.timeout(Duration.ofSeconds(10))
 			.failurePolicy(FailurePolicy.DENY)
@@ -210,10 +213,14 @@ class RedisKeysIT {
 			.containsExactly(true, true, false);
 		assertThat(keysUnderPrefix()).isNotEmpty()
 			.allSatisfy((key) -> assertThat(key).startsWith(this.prefix + "{%warm-up}:"));
+		// the warm-up's heartbeat made this instance a member of the fleet, for three seconds
+		assertThat(this.commands.zcard(this.prefix + "fleet")).isEqualTo(1);
+		assertThat(this.commands.pttl(this.prefix + "fleet")).isBetween(1L, 3000L);
 		assertThat(store.limiter(gcra).decide("client").remaining()).isEqualTo(2);
 		assertThat(this.failures).isEmpty();
 	}
 
+	/** The keys of clients' state: every key under the prefix but the fleet's members. */
 	private List<String> keysUnderPrefix() {
 		List<String> keys = new ArrayList<>();
 		ScanArgs match = ScanArgs.Builder.matches(this.prefix.replace("[", "\\[") + "*").limit(1000);
@@ -223,6 +230,7 @@ class RedisKeysIT {
 			cursor = this.commands.scan(ScanCursor.of(cursor.getCursor()), match);
 			keys.addAll(cursor.getKeys());
 		}
+		keys.remove(this.prefix + "fleet");
 		return keys;
 	}
 
