@@ -10,7 +10,9 @@ import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
 import dev.ratelimit.spring.redis.JedisScriptExecutor;
 import dev.ratelimit.spring.redis.SpringDataRedisScriptExecutor;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -148,6 +150,18 @@ public final class RateLimitAutoConfiguration {
 		MicrometerRateLimitMetrics rateLimitMetrics(ObjectProvider<MeterRegistry> registries,
 				RateLimitProperties properties) {
 			return new MicrometerRateLimitMetrics(registries, properties.getStore().name().toLowerCase(Locale.ROOT));
+		}
+
+		/** {@code ratelimit.store.failing}: 1 while the Redis store's failure policy decides every request. */
+		@Bean
+		MeterBinder rateLimitStoreFailingMetrics(ObjectProvider<RateLimitStore> store) {
+			return (registry) -> store.ifAvailable((available) -> {
+				if (available instanceof RedisRateLimitStore redis) {
+					Gauge.builder("ratelimit.store.failing", redis, (failing) -> failing.isFailing() ? 1 : 0)
+						.description("Whether Redis is failing and the failure policy decides every request")
+						.register(registry);
+				}
+			});
 		}
 
 	}

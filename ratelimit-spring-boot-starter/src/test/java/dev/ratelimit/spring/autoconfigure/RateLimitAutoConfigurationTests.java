@@ -3,6 +3,8 @@ package dev.ratelimit.spring.autoconfigure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -15,6 +17,8 @@ import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
+import dev.ratelimit.core.redis.ScriptNotSentException;
+import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
 import dev.ratelimit.spring.redis.JedisScriptExecutor;
@@ -188,6 +192,28 @@ class RateLimitAutoConfigurationTests {
 			request.getAsyncContext().complete();
 			assertThat(registry.get("ratelimit.requests.held").gauge().value()).isZero();
 		});
+	}
+
+	@Test
+	void publishesWhetherRedisIsFailingAsAGauge() {
+		AtomicBoolean reachable = new AtomicBoolean();
+		this.runner.withBean(RedisScriptExecutor.class, () -> (sha1, script, keys, args) -> reachable.get()
+				? CompletableFuture.completedFuture((keys.size() == 1 && keys.get(0).endsWith("fleet"))
+						? List.of(1L, 1_764_000_000L, 0L) : List.of(1L, 0L, 0L, 1L, 0L, 0L, 0L, 0L))
+				: CompletableFuture.failedFuture(
+						new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE, "refused", null)))
+			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.failure-policy=allow")
+			.run((context) -> {
+				MeterRegistry registry = new SimpleMeterRegistry();
+				context.getBeansOfType(MeterBinder.class).values().forEach((binder) -> binder.bindTo(registry));
+				RateLimiter limiter = context.getBean(RedisRateLimitStore.class)
+					.limiter(RateLimitPolicy.of("api", Algorithm.GCRA, 1, Duration.ofSeconds(1)));
+				limiter.decide("client");
+				assertThat(registry.get("ratelimit.store.failing").gauge().value()).isOne();
+				reachable.set(true);
+				limiter.decide("client");
+				assertThat(registry.get("ratelimit.store.failing").gauge().value()).isZero();
+			});
 	}
 
 	@Test
