@@ -18,9 +18,9 @@ public enum FailurePolicy {
 	DENY,
 
 	/**
-	 * Decide with a local store, by default an in-memory one, until Redis answers again. Limits hold per
-	 * instance instead of per fleet: a fleet of {@code n} instances lets up to {@code n} times the limit
-	 * through while Redis is away.
+	 * Decide with a local store, by default an in-memory one, until Redis answers again. Each instance enforces
+	 * its share of every limit, {@code ceil(limit / n)} for the {@code n} instances its last heartbeat counted,
+	 * so that the fleet admits at most {@code limit + n - 1} per window while Redis is away.
 	 */
 	LOCAL
 
