@@ -5,10 +5,11 @@ limit can pass across one.
 
 State: one integer, count * 2^21 + (window index mod 2^21), which Redis stores as a machine word rather
 than as a string. Only the index modulo 2^21 is kept: a key expires at most max(1 s, window + 2 ms) after
-it was written, so with Redis TIME it never outlives 2^21 windows of at least 1 µs. (A caller that passes
-its own clock must not move it by a multiple of 2^21 windows within one second.) A limit of 2^32 or more
-does not fit beside the index; such a window is kept as the string "<window index>:<count>". Both forms
-are read whatever the limit.
+it was written, so with Redis TIME it never outlives 2^20 windows of at least 1 µs, and a stored index up
+to 2^20 windows after the current one is read as a window ahead (Redis' clock stepped back). (A caller
+that passes its own clock must not move it forward by 2^20 windows or more within one second.) A limit of
+2^32 or more does not fit beside the index; such a window is kept as the string "<window index>:<count>".
+Both forms are read whatever the limit.
 
 Calling convention, the same for all six scripts (docs/redis.md):
   KEYS[1]  the state key; the script touches no other key
@@ -51,6 +52,18 @@ local function ttl_ms(micros)
   return math.max(MIN_TTL_MS, ceil_div(micros, 1000) + 1)
 end
 
+-- Writes the count of the current window.
+local function save(s)
+  local state
+  if s.limit < 2^32 then
+    state = s.used * PACK + s.index - floor_div(s.index, PACK) * PACK
+  else
+    state = string.format('%d:%d', s.index, s.used)
+  end
+  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
+  redis.call('SET', s.key, state, 'PX', ttl_ms(s.until_next))
+end
+
 function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   local index = floor_div(now, window)
   local s = { key = key, limit = limit, cost = cost, now = now, used = 0, index = index,
@@ -58,13 +71,17 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   -- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
   local stored = redis.pcall('GET', key)
   if type(stored) == 'string' then
-    -- age: how many windows ago the state was written (modulo PACK when packed)
+    -- age: how many windows ago the state was written, negative for a window after this one
     local age, count
     local value = tonumber(stored)
     if value then
       count = floor_div(value, PACK)
       age = index - (value - count * PACK)
       age = age - floor_div(age, PACK) * PACK
+      -- modulo PACK, the upper half reads as ahead: no key lives PACK / 2 windows (see above)
+      if age >= PACK / 2 then
+        age = age - PACK
+      end
     else
       local stored_index
       stored_index, count = string.match(stored, '^(-?%d+):(%d+)$')
@@ -72,9 +89,16 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
         age, count = index - tonumber(stored_index), tonumber(count)
       end
     end
-    -- capped in case a larger policy of the same name wrote it
-    if age == 0 then
+    if age and age <= 0 then
+      -- capped in case a larger policy of the same name wrote it
       s.used = math.min(count, limit)
+      if age < 0 then
+        -- a window after this one, which no clock running forward writes: Redis' clock stepped back. Its
+        -- count is kept for the rest of this window, so the step lets no more through than the limit and
+        -- holds the client at most until the next window; written back at once, even for a denied
+        -- request, so that the next window starts over as the retry-after promises.
+        save(s)
+      end
     end
   end
   return s
@@ -86,14 +110,7 @@ end
 
 function algorithm.take(s)
   s.used = s.used + s.cost
-  local state
-  if s.limit < 2^32 then
-    state = s.used * PACK + s.index - floor_div(s.index, PACK) * PACK
-  else
-    state = string.format('%d:%d', s.index, s.used)
-  end
-  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
-  redis.call('SET', s.key, state, 'PX', ttl_ms(s.until_next))
+  save(s)
 end
 
 function algorithm.reply(s, allowed)

@@ -64,6 +64,18 @@ local function micros(ticks, scale)
   return us, floor_div((us * scale - ticks) * 1000, scale)
 end
 
+-- Writes the instant s.ahead ticks after now.
+local function save(s)
+  local whole = floor_div(s.ahead, s.scale)
+  local ticks = s.ahead - whole * s.scale
+  local tat = s.now + whole
+  if ticks > 0 then
+    tat = string.format('%d:%d', tat, ticks)
+  end
+  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
+  redis.call('SET', s.key, tat, 'PX', ttl_ms(ceil_div(s.ahead, s.scale)))
+end
+
 -- s.ahead is max(TAT - now, 0) in ticks.
 function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   local g = gcd(window, limit)
@@ -78,8 +90,15 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
       tat, ticks = tonumber(tat), tonumber(ticks)
     end
     if tat and tat >= now then
-      -- capped in case a larger policy of the same name wrote it
-      s.ahead = math.min((tat - now) * s.scale + ticks, burst * s.interval)
+      s.ahead = (tat - now) * s.scale + ticks
+      local most = burst * s.interval
+      if s.ahead > most then
+        -- no clock running forward puts the TAT beyond now + burst x T (an empty bucket's): Redis' clock
+        -- stepped back, or a larger policy of the same name wrote it. Written back at once, even for a
+        -- denied request, so that the key holds the client no longer than the retry-after it reports.
+        s.ahead = most
+        save(s)
+      end
     end
   end
   return s
@@ -92,14 +111,7 @@ end
 -- TAT = max(TAT, now) + cost * T
 function algorithm.take(s)
   s.ahead = s.ahead + s.cost * s.interval
-  local whole = floor_div(s.ahead, s.scale)
-  local ticks = s.ahead - whole * s.scale
-  local tat = s.now + whole
-  if ticks > 0 then
-    tat = string.format('%d:%d', tat, ticks)
-  end
-  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
-  redis.call('SET', s.key, tat, 'PX', ttl_ms(ceil_div(s.ahead, s.scale)))
+  save(s)
 end
 
 function algorithm.reply(s, allowed)

@@ -65,6 +65,18 @@ local function micros(ticks, scale)
   return us, floor_div((us * scale - ticks) * 1000, scale)
 end
 
+-- Writes the instant s.ahead ticks after now.
+local function save(s)
+  local whole = floor_div(s.ahead, s.scale)
+  local ticks = s.ahead - whole * s.scale
+  local free = s.now + whole
+  if ticks > 0 then
+    free = string.format('%d:%d', free, ticks)
+  end
+  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
+  redis.call('SET', s.key, free, 'PX', ttl_ms(ceil_div(s.ahead, s.scale)))
+end
+
 -- s.ahead is max(next free - now, 0) in ticks.
 function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   local g = gcd(window, limit)
@@ -79,8 +91,16 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
       free, ticks = tonumber(free), tonumber(ticks)
     end
     if free and free >= now then
-      -- capped in case a larger policy of the same name wrote it
-      s.ahead = math.min((free - now) * s.scale + ticks, (burst + 1) * s.interval)
+      s.ahead = (free - now) * s.scale + ticks
+      local most = (burst + 1) * s.interval
+      if s.ahead > most then
+        -- no clock running forward puts next free beyond now + (burst + 1) x interval (a full queue's):
+        -- Redis' clock stepped back, or a larger policy of the same name wrote it. Written back at once,
+        -- even for a denied request, so that the key holds the client no longer than the retry-after it
+        -- reports.
+        s.ahead = most
+        save(s)
+      end
     end
   end
   return s
@@ -99,14 +119,7 @@ end
 
 function algorithm.take(s)
   s.ahead = s.ahead + s.cost * s.interval
-  local whole = floor_div(s.ahead, s.scale)
-  local ticks = s.ahead - whole * s.scale
-  local free = s.now + whole
-  if ticks > 0 then
-    free = string.format('%d:%d', free, ticks)
-  end
-  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
-  redis.call('SET', s.key, free, 'PX', ttl_ms(ceil_div(s.ahead, s.scale)))
+  save(s)
 end
 
 function algorithm.reply(s, allowed)

@@ -3,7 +3,8 @@ Sliding log: the time of every permit taken within the last `window`, oldest fir
 while fewer than limit - cost + 1 remain. Exact, but its memory grows with the limit.
 
 State: a list of microsecond timestamps, one entry per permit, never longer than the limit. Entries that
-have left the window are dropped when a request is allowed; a denied request writes nothing.
+have left the window are dropped when a request is allowed; a denied request writes nothing, unless it
+finds entries after now (Redis' clock stepped back), which it moves to now.
 
 Calling convention, the same for all six scripts (docs/redis.md):
   KEYS[1]  the state key; the script touches no other key
@@ -62,11 +63,54 @@ local function count_expired(key, length, cutoff)
   return expired
 end
 
+-- Counts the entries at the tail of the list that lie after now.
+local function count_ahead(key, length, now)
+  local ahead, chunk = 0, FIRST_CHUNK
+  while ahead < length do
+    local times = redis.call('LRANGE', key, -(ahead + chunk), -(ahead + 1))
+    for i = #times, 1, -1 do
+      if tonumber(times[i]) <= now then
+        return ahead
+      end
+      ahead = ahead + 1
+    end
+    chunk = chunk * 2
+  end
+  return ahead
+end
+
+-- Lua's unpack() is bounded by the C stack, so long pushes go in parts.
+local PUSH_CHUNK = 1000
+
+-- Appends count entries at time, then gives the key the life of its newest entry.
+local function push(key, time, count, window)
+  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
+  local left = count
+  while left > 0 do
+    local part = {}
+    for i = 1, math.min(left, PUSH_CHUNK) do
+      part[i] = time
+    end
+    redis.call('RPUSH', key, unpack(part))
+    left = left - #part
+  end
+  redis.call('PEXPIRE', key, ttl_ms(window))
+end
+
 function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   local s = { key = key, limit = limit, window = window, cost = cost, now = now, expired = 0, size = 0 }
   -- a key of another type (the policy changed its algorithm) reads as empty and is replaced
   local length = redis.pcall('LLEN', key)
   if type(length) == 'number' then
+    if length > 0 and tonumber(redis.call('LINDEX', key, -1)) > now then
+      -- entries after now, which no clock running forward writes: Redis' clock stepped back. They are moved
+      -- to now, so that they still count but leave the window at most one window from now, instead of
+      -- holding the client until the clock catches up; written back at once, even for a denied request,
+      -- so that the retry-after it reports holds.
+      local ahead = count_ahead(key, length, now)
+      redis.call('LTRIM', key, 0, -(ahead + 1))
+      push(key, now, ahead, window)
+    end
     s.expired = count_expired(key, length, now - window)
     s.size = length - s.expired
   else
@@ -79,9 +123,6 @@ function algorithm.admits(s)
   return s.size + s.cost <= s.limit
 end
 
--- Lua's unpack() is bounded by the C stack, so long pushes go in parts.
-local PUSH_CHUNK = 1000
-
 function algorithm.take(s)
   if s.foreign then
     redis.call('DEL', s.key)
@@ -89,19 +130,8 @@ function algorithm.take(s)
     redis.call('LTRIM', s.key, s.expired, -1)
     s.expired = 0
   end
-  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
-  local now = s.now
-  local left = s.cost
-  while left > 0 do
-    local part = {}
-    for i = 1, math.min(left, PUSH_CHUNK) do
-      part[i] = now
-    end
-    redis.call('RPUSH', s.key, unpack(part))
-    left = left - #part
-  end
+  push(s.key, s.now, s.cost, s.window)
   s.size = s.size + s.cost
-  redis.call('PEXPIRE', s.key, ttl_ms(s.window))
 end
 
 -- The time of the i-th (0-based) entry still inside the window.

@@ -7,10 +7,11 @@ multiplied by the window so that the comparison is exact.
 
 State: one integer, (current + 2^16 * previous) * 2^21 + (window index mod 2^21), which Redis stores as a
 machine word rather than as a string. Only the index modulo 2^21 is kept: a key expires at most
-max(1 s, 2 windows + 2 ms) after it was written, so with Redis TIME it never outlives 2^21 windows of at
-least 1 µs. (A caller that passes its own clock must not move it by a multiple of 2^21 windows within one
-second.) Two counts of a limit above 65535 do not fit beside the index; such a state is kept as the string
-"<window index>:<previous count>:<current count>". Both forms are read whatever the limit.
+max(1 s, 2 windows + 2 ms) after it was written, so with Redis TIME it never outlives 2^20 windows of at
+least 1 µs, and a stored index up to 2^20 windows after the current one is read as a window ahead (Redis'
+clock stepped back). (A caller that passes its own clock must not move it forward by 2^20 windows or more
+within one second.) Two counts of a limit above 65535 do not fit beside the index; such a state is kept as
+the string "<window index>:<previous count>:<current count>". Both forms are read whatever the limit.
 
 Calling convention, the same for all six scripts (docs/redis.md):
   KEYS[1]  the state key; the script touches no other key
@@ -53,6 +54,27 @@ local function ttl_ms(micros)
   return math.max(MIN_TTL_MS, ceil_div(micros, 1000) + 1)
 end
 
+local function reset_after(s)
+  if s.current > 0 then
+    return 2 * s.window - s.elapsed
+  elseif s.previous > 0 then
+    return s.window - s.elapsed
+  end
+  return 0
+end
+
+-- Writes both counts of the current window.
+local function save(s)
+  local state
+  if s.limit < COUNTS then
+    state = (s.current + COUNTS * s.previous) * PACK + s.index - floor_div(s.index, PACK) * PACK
+  else
+    state = string.format('%d:%d:%d', s.index, s.previous, s.current)
+  end
+  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
+  redis.call('SET', s.key, state, 'PX', ttl_ms(reset_after(s)))
+end
+
 function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   local index = floor_div(now, window)
   local s = { key = key, limit = limit, window = window, cost = cost, now = now, previous = 0, current = 0,
@@ -60,7 +82,7 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   -- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
   local stored = redis.pcall('GET', key)
   if type(stored) == 'string' then
-    -- age: how many windows ago the state was written (modulo PACK when packed)
+    -- age: how many windows ago the state was written, negative for a window after this one
     local age, previous, current
     local value = tonumber(stored)
     if value then
@@ -69,6 +91,10 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
       current = counts - previous * COUNTS
       age = index - (value - counts * PACK)
       age = age - floor_div(age, PACK) * PACK
+      -- modulo PACK, the upper half reads as ahead: no key lives PACK / 2 windows (see above)
+      if age >= PACK / 2 then
+        age = age - PACK
+      end
     else
       local stored_index
       stored_index, previous, current = string.match(stored, '^(-?%d+):(%d+):(%d+)$')
@@ -81,6 +107,13 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
       s.previous, s.current = math.min(previous, limit), math.min(current, limit)
     elseif age == 1 then
       s.previous = math.min(current, limit)
+    elseif age and age < 0 then
+      -- a window after this one, which no clock running forward writes: Redis' clock stepped back. It is
+      -- taken as the previous window, so that its count still holds the client back but fades out within
+      -- this window (as the current one it would weigh for two); written back at once, even for a denied
+      -- request, so that the next window finds it gone as the retry-after promises.
+      s.previous = math.min(current, limit)
+      save(s)
     end
   end
   return s
@@ -92,25 +125,9 @@ function algorithm.admits(s)
   return s.previous * (s.window - s.elapsed) < (s.limit - s.cost + 1 - s.current) * s.window
 end
 
-local function reset_after(s)
-  if s.current > 0 then
-    return 2 * s.window - s.elapsed
-  elseif s.previous > 0 then
-    return s.window - s.elapsed
-  end
-  return 0
-end
-
 function algorithm.take(s)
   s.current = s.current + s.cost
-  local state
-  if s.limit < COUNTS then
-    state = (s.current + COUNTS * s.previous) * PACK + s.index - floor_div(s.index, PACK) * PACK
-  else
-    state = string.format('%d:%d:%d', s.index, s.previous, s.current)
-  end
-  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
-  redis.call('SET', s.key, state, 'PX', ttl_ms(reset_after(s)))
+  save(s)
 end
 
 -- The first microsecond at which the request fits: later in this window as the previous one fades, or

@@ -65,6 +65,18 @@ local function micros(ticks, scale)
   return us, floor_div((us * scale - ticks) * 1000, scale)
 end
 
+-- Writes the instant s.ahead ticks after now.
+local function save(s)
+  local whole = floor_div(s.ahead, s.scale)
+  local ticks = s.ahead - whole * s.scale
+  local full = s.now + whole
+  if ticks > 0 then
+    full = string.format('%d:%d', full, ticks)
+  end
+  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
+  redis.call('SET', s.key, full, 'PX', ttl_ms(ceil_div(s.ahead, s.scale)))
+end
+
 function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   local g = gcd(window, limit)
   local s = { key = key, limit = limit, burst = burst, cost = cost, now = now,
@@ -78,8 +90,17 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
       full, ticks = tonumber(full), tonumber(ticks)
     end
     if full and full >= now then
-      -- ticks until the bucket is full, capped in case a larger policy of the same name wrote it
-      s.ahead = math.min((full - now) * s.scale + ticks, burst * s.interval)
+      -- ticks until the bucket is full
+      s.ahead = (full - now) * s.scale + ticks
+      local most = burst * s.interval
+      if s.ahead > most then
+        -- no clock running forward puts the full-again instant beyond now + burst x interval (an empty
+        -- bucket's): Redis' clock stepped back, or a larger policy of the same name wrote it. Written back
+        -- at once, even for a denied request, so that the key holds the client no longer than the
+        -- retry-after it reports.
+        s.ahead = most
+        save(s)
+      end
     end
   end
   return s
@@ -91,14 +112,7 @@ end
 
 function algorithm.take(s)
   s.ahead = s.ahead + s.cost * s.interval
-  local whole = floor_div(s.ahead, s.scale)
-  local ticks = s.ahead - whole * s.scale
-  local full = s.now + whole
-  if ticks > 0 then
-    full = string.format('%d:%d', full, ticks)
-  end
-  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
-  redis.call('SET', s.key, full, 'PX', ttl_ms(ceil_div(s.ahead, s.scale)))
+  save(s)
 end
 
 function algorithm.reply(s, allowed)
