@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -21,8 +22,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code redis-server} started from the {@code PATH} on a free loopback port, persisting nothing, with its
- * working directory in a temporary folder. It can be stopped and started again on the same port, to test
- * what happens while Redis is away; {@link #close()} stops it and deletes the folder.
+ * working directory in a temporary folder. Fault tests can stop it and start it again on the same port,
+ * pause its process, hold its writes, change its settings or make it a replica; {@link #close()} stops it and
+ * deletes the folder.
  */
 public final class RedisServerProcess implements AutoCloseable {
 
@@ -37,6 +39,8 @@ public final class RedisServerProcess implements AutoCloseable {
 	private final @Nullable Path configFile;
 
 	private @Nullable Process process;
+
+	private boolean paused;
 
 	private RedisServerProcess(int port, Path directory, List<String> extraArguments, @Nullable Path configFile) {
 		this.port = port;
@@ -146,13 +150,131 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Stops the server and waits until it has exited; its data is gone.
+	 * Stops the server process with {@code SIGSTOP}, as a hung server: connections stay open and commands wait,
+	 * unanswered, until {@link #resume()}.
+	 */
+	public synchronized void pause() {
+		signal("STOP");
+		this.paused = true;
+		awaitState('T');
+	}
+
+	/**
+	 * Lets a {@link #pause() paused} server run again with {@code SIGCONT}; it then answers what waited.
+	 */
+	public synchronized void resume() {
+		if (this.paused) {
+			signal("CONT");
+			this.paused = false;
+		}
+	}
+
+	private void signal(String signal) {
+		Process process = this.process;
+		if (process == null || !process.isAlive()) {
+			throw new IllegalStateException("redis-server on port " + this.port + " is not running");
+		}
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+				.redirectErrorStream(true)
+				.start();
+			String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " of redis-server failed: " + output);
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot run kill", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while signalling redis-server", ex);
+		}
+	}
+
+	/** Waits until Linux reports the process in the given state; elsewhere, trusts the signal. */
+	private void awaitState(char state) {
+		Path stat = Path.of("/proc", Long.toString(Objects.requireNonNull(this.process).pid()), "stat");
+		if (!Files.isReadable(stat)) {
+			return;
+		}
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		try {
+			while (true) {
+				String content = Files.readString(stat);
+				// the state follows the command name, which is in parentheses
+				if (content.charAt(content.lastIndexOf(')') + 2) == state) {
+					return;
+				}
+				if (System.nanoTime() - deadline > 0) {
+					throw new IllegalStateException("redis-server on port " + this.port + " did not reach state "
+							+ state + ": " + content);
+				}
+				Thread.sleep(1);
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for redis-server", ex);
+		}
+	}
+
+	/**
+	 * Makes the server hold every command that may write, from every client, for a while ({@code CLIENT PAUSE
+	 * millis WRITE}); reads are answered meanwhile.
+	 * @param millis how long to hold writes
+	 */
+	public void clientPause(long millis) {
+		expectOk("CLIENT", "PAUSE", Long.toString(millis), "WRITE");
+	}
+
+	/**
+	 * Changes a setting of the running server, such as {@code maxmemory 1} with {@code maxmemory-policy
+	 * noeviction}, after which every write answers {@code OOM}.
+	 * @param parameter the setting
+	 * @param value its new value
+	 */
+	public void configSet(String parameter, String value) {
+		expectOk("CONFIG", "SET", parameter, value);
+	}
+
+	/**
+	 * Makes the server a replica of another: from then on every write answers {@code READONLY}, and once the
+	 * replica has synchronised it holds the primary's data instead of its own.
+	 * @param primary the server to replicate
+	 */
+	public void replicaOf(RedisServerProcess primary) {
+		expectOk("REPLICAOF", "127.0.0.1", Integer.toString(primary.port()));
+	}
+
+	/**
+	 * Makes a {@link #replicaOf replica} a primary again, which accepts writes.
+	 */
+	public void promote() {
+		expectOk("REPLICAOF", "NO", "ONE");
+	}
+
+	private void expectOk(String... arguments) {
+		String reply = command(arguments);
+		if (!reply.startsWith("+OK")) {
+			throw new IllegalStateException(
+					"Redis on port " + this.port + " refused " + String.join(" ", arguments) + ": " + reply);
+		}
+	}
+
+	/**
+	 * Stops the server and waits until it has exited; its data is gone. A paused server is resumed first, so
+	 * that it can exit.
 	 */
 	public synchronized void stop() {
 		Process process = this.process;
 		if (process == null) {
 			return;
 		}
+		resume();
 		process.destroy();
 		try {
 			if (!process.waitFor(10, TimeUnit.SECONDS)) {
