@@ -1,6 +1,8 @@
 package dev.ratelimit.core.redis;
 
 import java.lang.System.Logger.Level;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -55,10 +57,14 @@ final class FailureLog {
 	/** Decisions made without Redis since the last outage began. */
 	private long duringOutage;
 
-	FailureLog(System.Logger logger, FailurePolicy policy, TimeSource ticker) {
+	/** Writes the lines, off the request threads: a cold logger can take longer than the store's timeout. */
+	private final Executor writer;
+
+	FailureLog(System.Logger logger, FailurePolicy policy, TimeSource ticker, Executor writer) {
 		this.logger = logger;
 		this.policy = policy;
 		this.ticker = ticker;
+		this.writer = writer;
 	}
 
 	synchronized void outageBegan(Throwable cause) {
@@ -106,8 +112,9 @@ final class FailureLog {
 		this.outageReported = false;
 		this.anyRecoveryLine = true;
 		this.lastRecoveryLine = now;
-		this.logger.log(Level.INFO, "Redis decides again; the " + this.policy + " failure policy made "
-				+ this.duringOutage + " decisions since the outage began");
+		String message = "Redis decides again; the " + this.policy + " failure policy made " + this.duringOutage
+				+ " decisions since the outage began";
+		write(() -> this.logger.log(Level.INFO, message));
 	}
 
 	synchronized void listenerFailed(RuntimeException ex) {
@@ -125,10 +132,20 @@ final class FailureLog {
 		if (!this.anyStackTrace || now - this.lastStackTrace >= STACK_TRACE_PERIOD_NANOS) {
 			this.anyStackTrace = true;
 			this.lastStackTrace = now;
-			this.logger.log(level, message, cause);
+			write(() -> this.logger.log(level, message, cause));
 		}
 		else {
-			this.logger.log(level, message);
+			write(() -> this.logger.log(level, message));
+		}
+	}
+
+	private void write(Runnable line) {
+		try {
+			this.writer.execute(line);
+		}
+		catch (RejectedExecutionException ex) {
+			// the store is closed and its scheduler with it
+			line.run();
 		}
 	}
 

@@ -106,7 +106,6 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 		this.fallback = new Fallback(builder.failurePolicy, local, this.fleet::size);
 		this.listener = builder.listener;
-		this.failureLog = new FailureLog(logger, builder.failurePolicy, TimeSource.system());
 		this.ownScheduler = builder.scheduler == null;
 		this.scheduler = (builder.scheduler != null) ? builder.scheduler
 				: Executors.newSingleThreadScheduledExecutor((task) -> {
@@ -114,6 +113,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 					thread.setDaemon(true);
 					return thread;
 				});
+		this.failureLog = new FailureLog(logger, builder.failurePolicy, TimeSource.system(),
+				this.ownScheduler ? this.scheduler : Runnable::run);
 	}
 
 	/**
@@ -456,7 +457,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		/**
 		 * Sets where the fleet heartbeat runs, about once a second; by default on a daemon thread of the
-		 * store's own, which {@link RedisRateLimitStore#close()} stops. A scheduler given here is left running.
+		 * store's own, which {@link RedisRateLimitStore#close()} stops, and which also writes the store's log
+		 * lines off the request threads. A scheduler given here is left running, and the log is written on the
+		 * thread that failed.
 		 * @param scheduler the scheduler
 		 * @return this builder
 		 */

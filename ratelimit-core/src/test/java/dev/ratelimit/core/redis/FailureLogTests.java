@@ -20,7 +20,7 @@ class FailureLogTests {
 
 	private final RecordingLogger logger = new RecordingLogger();
 
-	private final FailureLog log = new FailureLog(this.logger, FailurePolicy.LOCAL, this.clock);
+	private final FailureLog log = new FailureLog(this.logger, FailurePolicy.LOCAL, this.clock, Runnable::run);
 
 	@Test
 	void writesAtMostOneStackTraceAMinuteAndOneLineOfEachKindPerTenSecondsWhateverThePattern() {

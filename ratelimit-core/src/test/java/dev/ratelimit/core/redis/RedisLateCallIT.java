@@ -36,6 +36,11 @@ class RedisLateCallIT {
 
 	private static final Duration PAUSE = Duration.ofMillis(600);
 
+	/** What loading the classes of the failure path may add to the first decision it takes in a JVM. */
+	private static final Duration COLD_SLACK = Duration.ofMillis(250);
+
+	private static boolean coldPathTaken;
+
 	private TestRedis redis;
 
 	private RedisCommands<String, String> commands;
@@ -74,8 +79,10 @@ class RedisLateCallIT {
 			assertThat(alone.allowed()).isFalse();
 			assertThat(stacked).allSatisfy((decision) -> assertThat(decision.allowed()).isFalse());
 			assertThat(this.failures).hasSize(2);
-			// each waited the timeout, no longer
-			assertThat(Duration.ofNanos(waitedAlone)).isLessThan(TIMEOUT.plusMillis(50));
+			// each waited the timeout, no longer; the JVM's first failed decision also loads the failure path
+			Duration slack = (coldPathTaken) ? Duration.ofMillis(50) : COLD_SLACK;
+			coldPathTaken = true;
+			assertThat(Duration.ofNanos(waitedAlone)).isLessThan(TIMEOUT.plus(slack));
 			assertThat(Duration.ofNanos(waitedStacked)).isLessThan(TIMEOUT.plusMillis(50));
 			// once the pause is over, Redis runs both held calls; neither writes a key
 			awaitScriptCalls(evalsBefore + 2);
