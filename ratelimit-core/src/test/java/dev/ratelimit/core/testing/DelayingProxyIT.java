@@ -11,7 +11,9 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -113,6 +115,20 @@ class DelayingProxyIT {
 		}
 		try (Resp again = new Resp(this.proxy.port())) {
 			assertThat(again.call("PING")).isEqualTo("+PONG");
+		}
+	}
+
+	@Test
+	void carriesARedisClientsConnection() throws Exception {
+		RedisClient client = RedisClient.create(this.proxy.uri());
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			assertThat(connection.sync().ping()).isEqualTo("PONG");
+			this.proxy.delayReplies(DELAY);
+			assertThat(timed(() -> assertThat(connection.sync().ping()).isEqualTo("PONG")))
+				.isGreaterThanOrEqualTo(DELAY);
+		}
+		finally {
+			client.shutdown();
 		}
 	}
 

@@ -77,8 +77,6 @@ public final class FleetScenario implements AutoCloseable {
 		return thread;
 	});
 
-	private final AtomicInteger repetitions = new AtomicInteger();
-
 	private List<Client> fleetClients = List.of();
 
 	/**
@@ -151,20 +149,22 @@ public final class FleetScenario implements AutoCloseable {
 	public void run(List<RateLimitPolicy> stack, int requests, int repetitions) {
 		long expected = referenceAllowed(stack, requests);
 		List<Outcome> outcomes = new ArrayList<>();
+		int stackTraces;
+		// the failure policy's decisions log stack traces that would drown the test's output
 		try (LogRecorder log = LogRecorder.record(RedisRateLimitStore.class.getName())) {
-			// the stack traces of the failure policy's first decisions would drown the test's output
 			for (int repetition = 0; repetition < repetitions; repetition++) {
 				Start start = (repetition == 0) ? Start.NEW_CLIENTS_UNWARMED
 						: (repetition % NEW_CLIENTS_EVERY == 0) ? Start.NEW_CLIENTS_WARMED_UP : Start.FLEET_CLIENTS;
 				outcomes.add(repeat(repetition, start, stack, requests, expected));
 			}
+			stackTraces = log.linesWithStackTrace();
 		}
 		// the counts of passing runs too, for the record of what the fleet admits
 		System.out.println("Fleet of " + INSTANCES + " on " + stack.stream().map(FleetScenario::describe).toList()
 				+ ", " + requests + " requests per burst: allowed " + outcomes.stream().map(Outcome::allowed).toList()
 				+ " (reference " + expected + "), decided by the failure policy "
 				+ outcomes.stream().map(Outcome::byFailurePolicy).toList() + ", slowest decision (ms) "
-				+ outcomes.stream().map(Outcome::slowestMillis).toList());
+				+ outcomes.stream().map(Outcome::slowestMillis).toList() + ", stack traces logged " + stackTraces);
 		SoftAssertions softly = new SoftAssertions();
 		long fleetBound = stack.stream().mapToLong(RateLimitPolicy::limit).min().orElseThrow() + INSTANCES - 1;
 		for (Outcome outcome : outcomes) {
