@@ -44,7 +44,7 @@ final class Fleet {
 			accept(reply, this.caller.clock().nanoTime());
 		}
 		catch (IllegalStateException ex) {
-			throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, ex);
+			throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, ex, this.caller.clock().nanoTime());
 		}
 	}
 

@@ -8,20 +8,30 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Decides when Redis is failing, so that decisions stop waiting for it: at once when it cannot be reached, or
- * after {@value #FAILURES_TO_SWITCH} calls in a row failed or were late. One late reply is no outage: that
- * request alone takes the failure policy. While Redis is failing, one decision at a time still goes to it (a
+ * when at least {@value #FAILURES_TO_SWITCH} calls in a row failed or were late, sent over at least one timeout.
+ * One late reply is no outage, nor are many calls sent at one instant behind one slow reply (a cold client, a
+ * pause of the JVM): each of those requests alone takes the failure policy. While Redis is failing, one decision at a time still goes to it (a
  * probe); the first call that Redis answers, probe or heartbeat, ends the outage.
  */
 final class OutageDetector {
 
 	static final int FAILURES_TO_SWITCH = 3;
 
+	private final long timeoutNanos;
+
 	private final AtomicInteger consecutiveFailures = new AtomicInteger();
+
+	/** When the first call of the current run of failures was sent. */
+	private volatile long firstFailureSent;
 
 	/** The last failure while Redis is failing; null while it answers. */
 	private final AtomicReference<ScriptCaller.@Nullable CallFailure> failing = new AtomicReference<>();
 
 	private final AtomicBoolean probing = new AtomicBoolean();
+
+	OutageDetector(long timeoutNanos) {
+		this.timeoutNanos = timeoutNanos;
+	}
 
 	/** Where a decision goes. */
 	enum Route {
@@ -56,12 +66,16 @@ final class OutageDetector {
 			return false;
 		}
 		int failures = this.consecutiveFailures.incrementAndGet();
+		if (failures == 1) {
+			this.firstFailureSent = failure.sentNanos;
+		}
 		if (this.failing.get() != null) {
 			this.failing.set(failure);
 			return false;
 		}
-		return (kind == ScriptCaller.Kind.UNREACHABLE || failures >= FAILURES_TO_SWITCH)
-				&& this.failing.compareAndSet(null, failure);
+		boolean sustained = failures >= FAILURES_TO_SWITCH
+				&& failure.sentNanos - this.firstFailureSent >= this.timeoutNanos;
+		return (kind == ScriptCaller.Kind.UNREACHABLE || sustained) && this.failing.compareAndSet(null, failure);
 	}
 
 	/** The last failure while Redis is failing, null while it answers. */

@@ -47,7 +47,7 @@ import dev.ratelimit.core.memory.InMemoryRateLimitStore;
  * When a call fails, Redis cannot be reached, or it does not answer within the {@link Builder#timeout(Duration)
  * timeout}, the {@link FailurePolicy} decides that request instead. The store switches every decision to the
  * failure policy only on evidence of an outage: Redis unreachable, or {@value OutageDetector#FAILURES_TO_SWITCH}
- * calls in a row failed; one late reply only costs its own request. While Redis is failing, one decision at a
+ * calls in a row failed, sent over at least one timeout; one late reply only costs its own request. While Redis is failing, one decision at a
  * time still goes to Redis to find out whether it is back, and the first answer ends the outage. A call the
  * store gave up on never changes anything in Redis afterwards: it carries the Redis time at which the store
  * stops waiting, and a script that Redis runs later takes nothing.
@@ -69,7 +69,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private final ScriptCaller caller;
 
-	private final OutageDetector detector = new OutageDetector();
+	private final OutageDetector detector;
 
 	private final Fleet fleet;
 
@@ -94,7 +94,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	private RedisRateLimitStore(Builder builder) {
 		this.keys = builder.keys;
 		this.timeSource = builder.timeSource;
-		this.caller = new ScriptCaller(builder.executor, builder.timeout, new RedisClock(TimeSource.system()));
+		this.caller = new ScriptCaller(builder.executor, builder.timeout, new RedisClock(builder.ticker));
+		this.detector = new OutageDetector(builder.timeout.toNanos());
 		this.fleet = new Fleet(this.caller, this.keys);
 		RateLimitStore local = builder.fallback;
 		if (local == null) {
@@ -113,7 +114,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 					thread.setDaemon(true);
 					return thread;
 				});
-		this.failureLog = new FailureLog(logger, builder.failurePolicy, TimeSource.system(),
+		this.failureLog = new FailureLog(logger, builder.failurePolicy, builder.ticker,
 				this.ownScheduler ? this.scheduler : Runnable::run);
 	}
 
@@ -259,7 +260,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 		catch (RuntimeException ex) {
 			throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, new IllegalStateException(
-					"Expected " + 8 * limiters.size() + " integers from the rate limiting script, got " + reply, ex));
+					"Expected " + 8 * limiters.size() + " integers from the rate limiting script, got " + reply, ex),
+					this.caller.clock().nanoTime());
 		}
 	}
 
@@ -383,6 +385,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		private @Nullable ScheduledExecutorService scheduler;
 
+		/** Real time, for the timeout's deadline, the spans of failures and the log's periods. */
+		private TimeSource ticker = TimeSource.system();
+
 		private Builder(RedisScriptExecutor executor) {
 			this.executor = Objects.requireNonNull(executor, "executor must not be null");
 		}
@@ -465,6 +470,12 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 */
 		public Builder scheduler(ScheduledExecutorService scheduler) {
 			this.scheduler = Objects.requireNonNull(scheduler, "scheduler must not be null");
+			return this;
+		}
+
+		/** Replaces real time where the store measures it itself, for tests. */
+		Builder ticker(TimeSource ticker) {
+			this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
 			return this;
 		}
 

@@ -49,16 +49,16 @@ final class ScriptCaller {
 		catch (TimeoutException ex) {
 			reply.cancel(true);
 			throw new CallFailure(Kind.SLOW, new TimeoutException(
-					"Redis did not answer within " + Duration.ofNanos(this.timeoutNanos).toMillis() + " ms"));
+					"Redis did not answer within " + Duration.ofNanos(this.timeoutNanos).toMillis() + " ms"), sent);
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-			throw new CallFailure(kind(cause), cause);
+			throw new CallFailure(kind(cause), cause, sent);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			reply.cancel(true);
-			throw new CallFailure(Kind.INTERRUPTED, ex);
+			throw new CallFailure(Kind.INTERRUPTED, ex, sent);
 		}
 	}
 
@@ -113,16 +113,23 @@ final class ScriptCaller {
 
 	}
 
-	/** Redis did not decide a call. */
+	long timeoutNanos() {
+		return this.timeoutNanos;
+	}
+
+	/** Redis did not decide a call sent at {@code sentNanos}. */
 	static final class CallFailure extends Exception {
 
 		private static final long serialVersionUID = 1L;
 
 		final Kind kind;
 
-		CallFailure(Kind kind, Throwable cause) {
+		final long sentNanos;
+
+		CallFailure(Kind kind, Throwable cause, long sentNanos) {
 			super(cause);
 			this.kind = kind;
+			this.sentNanos = sentNanos;
 		}
 
 		@Override

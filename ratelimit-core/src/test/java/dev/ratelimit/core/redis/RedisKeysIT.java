@@ -22,6 +22,8 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.testing.FailLoudly;
+import dev.ratelimit.core.testing.LettuceScriptExecutor;
 import dev.ratelimit.core.testing.ManualScheduler;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
@@ -187,17 +189,23 @@ class RedisKeysIT {
 
 	@Test
 	void reloadsItsScriptsAfterAScriptFlush() {
-		RateLimiter limiter = store().build()
-			.limiter(RateLimitPolicy.of("api", Algorithm.SLIDING_WINDOW_COUNTER, 100, Duration.ofMinutes(1)));
-		int fallbacks = this.redis.executor().noScriptFallbacks();
-		int allowed = 0;
-		for (int i = 0; i < 10; i++) {
-			this.commands.scriptFlush();
-			allowed += limiter.decide("client").allowed() ? 1 : 0;
+		// a client of its own: other stores' heartbeats on the shared one would find NOSCRIPT too
+		try (LettuceScriptExecutor executor = LettuceScriptExecutor.standalone(this.redis.uri())) {
+			RateLimiter limiter = RedisRateLimitStore.builder(executor)
+				.scheduler(new ManualScheduler(new ManualTimeSource(0)))
+				.keyPrefix(this.prefix)
+				.timeout(Duration.ofSeconds(10))
+				.onFailure(FailLoudly.ON_REDIS_FAILURE)
+				.build()
+				.limiter(RateLimitPolicy.of("api", Algorithm.SLIDING_WINDOW_COUNTER, 100, Duration.ofMinutes(1)));
+			int allowed = 0;
+			for (int i = 0; i < 10; i++) {
+				this.commands.scriptFlush();
+				allowed += limiter.decide("client").allowed() ? 1 : 0;
+			}
+			assertThat(allowed).isEqualTo(10);
+			assertThat(executor.noScriptFallbacks()).isEqualTo(10);
 		}
-		assertThat(allowed).isEqualTo(10);
-		assertThat(this.redis.executor().noScriptFallbacks() - fallbacks).isEqualTo(10);
-		assertThat(this.failures).isEmpty();
 	}
 
 	@Test

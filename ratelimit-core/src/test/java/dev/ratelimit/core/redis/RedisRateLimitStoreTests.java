@@ -23,9 +23,11 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 
+import dev.ratelimit.core.testing.FailLoudly;
 import dev.ratelimit.core.testing.ManualScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 class RedisRateLimitStoreTests {
@@ -283,6 +285,17 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void letsTheTestsFailLoudlyWhenTheirRedisDoesNotDecide() {
+		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException("down")));
+		RateLimiter limiter = builder(redis).failurePolicy(FailurePolicy.DENY)
+			.onFailure(FailLoudly.ON_REDIS_FAILURE)
+			.build()
+			.limiter(GCRA);
+		assertThatExceptionOfType(AssertionError.class).isThrownBy(() -> limiter.decide("k"))
+			.withRootCauseInstanceOf(IllegalStateException.class);
+	}
+
+	@Test
 	void decidesByTheFailurePolicyWithoutBlamingRedisWhenInterrupted() throws Exception {
 		StubExecutor redis = new StubExecutor((call) -> new CompletableFuture<>());
 		RateLimiter limiter = builder(redis)
@@ -320,15 +333,33 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
-	void switchesToTheFailurePolicyAfterConsecutiveFailures() {
+	void switchesToTheFailurePolicyAfterConsecutiveFailuresSentOverATimeout() {
 		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException("OOM")));
-		RedisRateLimitStore store = builder(redis).failurePolicy(FailurePolicy.DENY).build();
+		ManualTimeSource ticker = new ManualTimeSource(0);
+		RedisRateLimitStore store = builder(redis).ticker(ticker)
+			.timeout(Duration.ofMillis(100))
+			.failurePolicy(FailurePolicy.DENY)
+			.build();
 		for (int i = 1; i < OutageDetector.FAILURES_TO_SWITCH; i++) {
 			store.limiter(GCRA).decide("k");
 			assertThat(store.isFailing()).isFalse();
+			ticker.advance(Duration.ofMillis(50));
 		}
 		store.limiter(GCRA).decide("k");
 		assertThat(store.isFailing()).isTrue();
+	}
+
+	@Test
+	void takesNoOutageFromManyCallsFailingAtOneInstant() {
+		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException("slow")));
+		RedisRateLimitStore store = builder(redis).ticker(new ManualTimeSource(0))
+			.failurePolicy(FailurePolicy.DENY)
+			.build();
+		for (int i = 0; i < 60; i++) {
+			store.limiter(GCRA).decide("k");
+		}
+		assertThat(store.isFailing()).isFalse();
+		assertThat(redis.calls).hasSize(60);
 	}
 
 	@Test
@@ -364,8 +395,10 @@ class RedisRateLimitStoreTests {
 	void treatsACallRedisRanAfterItsDeadlineAsLate() {
 		StubExecutor redis = new StubExecutor((call) -> CompletableFuture
 			.failedFuture(new IllegalStateException("LATE the caller stopped waiting at 1, Redis ran the call at 2")));
-		RedisRateLimitStore store = builder(redis).failurePolicy(FailurePolicy.DENY).build();
+		ManualTimeSource ticker = new ManualTimeSource(0);
+		RedisRateLimitStore store = builder(redis).ticker(ticker).failurePolicy(FailurePolicy.DENY).build();
 		store.limiter(GCRA).decide("k");
+		ticker.advance(Duration.ofMillis(100));
 		store.limiter(GCRA).decide("k");
 		assertThat(store.isFailing()).isFalse();
 		store.limiter(GCRA).decide("k");

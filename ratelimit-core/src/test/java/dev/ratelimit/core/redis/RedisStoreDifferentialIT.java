@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,6 +22,8 @@ import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
+import dev.ratelimit.core.testing.FailLoudly;
+import dev.ratelimit.core.testing.OpenStores;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
 
@@ -44,6 +47,8 @@ class RedisStoreDifferentialIT {
 	private static final AtomicInteger stores = new AtomicInteger();
 
 	private TestRedis redis;
+
+	private final OpenStores open = new OpenStores();
 
 	@BeforeEach
 	void useRedis(TestRedis redis) {
@@ -152,16 +157,19 @@ class RedisStoreDifferentialIT {
 		}
 	}
 
+	@AfterEach
+	void closeStores() {
+		this.open.closeAll();
+	}
+
 	private RateLimitStore redisStore(ManualTimeSource clock) {
-		return RedisRateLimitStore.builder(this.redis.executor())
+		return this.open.track(RedisRateLimitStore.builder(this.redis.executor())
 			.keyPrefix("differential:" + RUN + ":" + stores.incrementAndGet() + ":")
 			.timeSource(clock)
 			.timeout(Duration.ofSeconds(10))
 			.failurePolicy(FailurePolicy.DENY)
-			.onFailure((policies, cause) -> {
-				throw new AssertionError("Redis failed", cause);
-			})
-			.build();
+			.onFailure(FailLoudly.ON_REDIS_FAILURE)
+			.build());
 	}
 
 	private static RateLimitPolicy randomPolicy(Random random, Algorithm algorithm, String name) {

@@ -5,6 +5,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.data.redis.connection.RedisConfiguration;
@@ -14,6 +15,8 @@ import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.StoreContractTests;
 import dev.ratelimit.core.redis.FailurePolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
+import dev.ratelimit.core.testing.FailLoudly;
+import dev.ratelimit.core.testing.OpenStores;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
 
@@ -30,6 +33,8 @@ abstract class AbstractExecutorStoreContractIT extends StoreContractTests {
 
 	private AbstractScriptExecutorIT.Connection connection;
 
+	private final OpenStores open = new OpenStores();
+
 	/**
 	 * Opens the executor under test on the given connection settings.
 	 */
@@ -42,6 +47,11 @@ abstract class AbstractExecutorStoreContractIT extends StoreContractTests {
 		}
 	}
 
+	@AfterEach
+	void closeStores() {
+		this.open.closeAll();
+	}
+
 	@AfterAll
 	void disconnect() {
 		if (this.connection != null) {
@@ -51,15 +61,13 @@ abstract class AbstractExecutorStoreContractIT extends StoreContractTests {
 
 	@Override
 	protected RateLimitStore createStore(ManualTimeSource clock) {
-		return RedisRateLimitStore.builder(this.connection.executor())
+		return this.open.track(RedisRateLimitStore.builder(this.connection.executor())
 			.keyPrefix(getClass().getSimpleName() + ":" + RUN + ":" + stores.incrementAndGet() + ":")
 			.timeSource(clock)
 			.timeout(Duration.ofSeconds(10))
 			.failurePolicy(FailurePolicy.DENY)
-			.onFailure((policies, cause) -> {
-				throw new AssertionError("Redis failed", cause);
-			})
-			.build();
+			.onFailure(FailLoudly.ON_REDIS_FAILURE)
+			.build());
 	}
 
 }
