@@ -210,16 +210,16 @@ public final class FleetScenario implements AutoCloseable {
 
 	private Outcome repeat(int repetition, Start start, List<RateLimitPolicy> stack, int requests, long expected) {
 		List<Client> clients = (start == Start.FLEET_CLIENTS) ? fleetClients() : newClients();
+		FailureCount failures = new FailureCount();
+		String keyPrefix = "fleet:" + RUN + ":" + fleets.incrementAndGet() + ":";
+		List<RedisRateLimitStore> stores = clients.stream()
+			.map((client) -> RedisRateLimitStore.builder(client.executor())
+				.keyPrefix(keyPrefix)
+				.timeout(this.timeout)
+				.onFailure(failures)
+				.build())
+			.toList();
 		try {
-			FailureCount failures = new FailureCount();
-			String keyPrefix = "fleet:" + RUN + ":" + fleets.incrementAndGet() + ":";
-			List<RedisRateLimitStore> stores = clients.stream()
-				.map((client) -> RedisRateLimitStore.builder(client.executor())
-					.keyPrefix(keyPrefix)
-					.timeout(this.timeout)
-					.onFailure(failures)
-					.build())
-				.toList();
 			if (start != Start.NEW_CLIENTS_UNWARMED) {
 				for (RedisRateLimitStore store : stores) {
 					await(store.warmUp(List.of(stack)), "the warm-up");
@@ -229,6 +229,8 @@ public final class FleetScenario implements AutoCloseable {
 			return burst(repetition, start, stores, stack, requests, expected, failures);
 		}
 		finally {
+			// the instances leave the fleet before their clients go, as an application's do
+			stores.forEach(RedisRateLimitStore::close);
 			if (start != Start.FLEET_CLIENTS) {
 				clients.forEach(Client::close);
 			}
