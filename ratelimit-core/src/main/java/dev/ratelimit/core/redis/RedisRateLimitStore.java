@@ -63,11 +63,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private static final System.Logger logger = System.getLogger(RedisRateLimitStore.class.getName());
 
-	private final RedisKeys keys;
-
-	private final @Nullable TimeSource timeSource;
-
 	private final ScriptCaller caller;
+
+	private final DecisionCalls calls;
 
 	private final OutageDetector detector;
 
@@ -92,11 +90,10 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	private final ConcurrentHashMap<RateLimitPolicy, RedisLimiter> limiters = new ConcurrentHashMap<>();
 
 	private RedisRateLimitStore(Builder builder) {
-		this.keys = builder.keys;
-		this.timeSource = builder.timeSource;
 		this.caller = new ScriptCaller(builder.executor, builder.timeout, new RedisClock(builder.ticker));
+		this.calls = new DecisionCalls(builder.keys, builder.timeSource, this.caller);
 		this.detector = new OutageDetector(builder.timeout.toNanos());
-		this.fleet = new Fleet(this.caller, this.keys);
+		this.fleet = new Fleet(this.caller, builder.keys);
 		RateLimitStore local = builder.fallback;
 		if (local == null) {
 			InMemoryRateLimitStore.Builder memory = InMemoryRateLimitStore.builder();
@@ -180,7 +177,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 					return fallBack(key, limiters, outage);
 				}
 			}
-			List<Decision> decisions = callRedis(key, limiters);
+			List<Decision> decisions = this.calls.decide(key, limiters);
 			if (this.detector.succeeded()) {
 				this.failureLog.recovered();
 			}
@@ -209,67 +206,12 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	public CompletableFuture<Void> warmUp(Collection<List<RateLimitPolicy>> stacks) {
 		Map<String, CompletableFuture<?>> calls = new HashMap<>();
 		for (List<RateLimitPolicy> stack : stacks) {
-			Call call = call(RedisKeys.WARM_UP_CLIENT, limiters(stack), "");
-			calls.computeIfAbsent(call.script.sha1(), (sha1) -> this.caller.send(call.script, call.keys, call.args));
+			List<RedisLimiter> limiters = limiters(stack);
+			calls.computeIfAbsent(this.calls.script(limiters).sha1(), (sha1) -> this.calls.warmUp(limiters));
 		}
 		calls.put(RedisScripts.get().fleet().sha1(), this.fleet.sendHeartbeat());
 		startHeartbeat();
 		return CompletableFuture.allOf(calls.values().toArray(CompletableFuture[]::new));
-	}
-
-	/** One script call: the script, its keys and its arguments. */
-	private record Call(RedisScripts.Script script, List<String> keys, List<String> args) {
-	}
-
-	/** The call deciding under the given policies for a client whose key is written {@code client}. */
-	private Call call(String client, List<RedisLimiter> limiters, String deadline) {
-		String now = (this.timeSource != null) ? Long.toString(Math.floorDiv(this.timeSource.nanoTime(), 1000))
-				: "";
-		if (limiters.size() == 1) {
-			RedisLimiter limiter = limiters.get(0);
-			return new Call(limiter.script, List.of(this.keys.state(client, limiter.policy())),
-					limiter.standaloneArgs(now, deadline));
-		}
-		List<String> keys = new ArrayList<>(limiters.size());
-		List<String> args = new ArrayList<>(2 + 6 * limiters.size());
-		args.add(now);
-		for (RedisLimiter limiter : limiters) {
-			keys.add(this.keys.state(client, limiter.policy()));
-			limiter.addStackedArgs(args);
-		}
-		if (!deadline.isEmpty()) {
-			args.add(deadline);
-		}
-		return new Call(RedisScripts.get().stacked(), keys, args);
-	}
-
-	private List<Decision> callRedis(String key, List<RedisLimiter> limiters) throws ScriptCaller.CallFailure {
-		String client = RedisKeys.escape(key);
-		Call template = call(client, limiters, "");
-		List<Long> reply = this.caller.call(template.script, template.keys,
-				(deadline) -> deadline.isEmpty() ? template.args : call(client, limiters, deadline).args);
-		try {
-			if (reply.size() != 8 * limiters.size()) {
-				throw new IllegalStateException("wrong length");
-			}
-			List<Decision> decisions = new ArrayList<>(limiters.size());
-			for (int i = 0; i < limiters.size(); i++) {
-				decisions.add(decision(limiters.get(i).policy(), reply, 8 * i));
-			}
-			return decisions;
-		}
-		catch (RuntimeException ex) {
-			throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, new IllegalStateException(
-					"Expected " + 8 * limiters.size() + " integers from the rate limiting script, got " + reply, ex),
-					this.caller.clock().nanoTime());
-		}
-	}
-
-	/** Reads one policy's eight integers: microseconds rounded up, and the nanoseconds that rounding added. */
-	private static Decision decision(RateLimitPolicy policy, List<Long> reply, int offset) {
-		return new Decision(reply.get(offset) == 1, policy.limit(), reply.get(offset + 1),
-				reply.get(offset + 2) * 1000 - reply.get(offset + 5), reply.get(offset + 3) * 1000 - reply.get(offset + 6),
-				reply.get(offset + 4) * 1000 - reply.get(offset + 7));
 	}
 
 	private List<Decision> fallBack(String key, List<RedisLimiter> limiters, ScriptCaller.CallFailure failure) {

@@ -1,0 +1,102 @@
+package dev.ratelimit.core.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.TimeSource;
+
+/**
+ * Writes the script call that decides one request under one or several policies, following the calling
+ * convention of {@code docs/redis.md}, and reads its reply into decisions.
+ */
+final class DecisionCalls {
+
+	private final RedisKeys keys;
+
+	private final @Nullable TimeSource timeSource;
+
+	private final ScriptCaller caller;
+
+	DecisionCalls(RedisKeys keys, @Nullable TimeSource timeSource, ScriptCaller caller) {
+		this.keys = keys;
+		this.timeSource = timeSource;
+		this.caller = caller;
+	}
+
+	/** The script deciding under the given policies: the algorithm's own, or the stacked one. */
+	RedisScripts.Script script(List<RedisLimiter> limiters) {
+		return (limiters.size() == 1) ? limiters.get(0).script : RedisScripts.get().stacked();
+	}
+
+	/** Decides one request of {@code key}: one script call, waited for at most the timeout. */
+	List<Decision> decide(String key, List<RedisLimiter> limiters) throws ScriptCaller.CallFailure {
+		String client = RedisKeys.escape(key);
+		String now = now();
+		List<Long> reply = this.caller.call(script(limiters), keys(client, limiters),
+				(deadline) -> args(limiters, now, deadline));
+		try {
+			if (reply.size() != 8 * limiters.size()) {
+				throw new IllegalStateException("wrong length");
+			}
+			List<Decision> decisions = new ArrayList<>(limiters.size());
+			for (int i = 0; i < limiters.size(); i++) {
+				decisions.add(decision(limiters.get(i).policy(), reply, 8 * i));
+			}
+			return decisions;
+		}
+		catch (RuntimeException ex) {
+			throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, new IllegalStateException(
+					"Expected " + 8 * limiters.size() + " integers from the rate limiting script, got " + reply, ex),
+					this.caller.clock().nanoTime());
+		}
+	}
+
+	/** Sends the call for the warm-up's client, whose key no client key is written as, without waiting. */
+	CompletableFuture<List<Long>> warmUp(List<RedisLimiter> limiters) {
+		return this.caller.send(script(limiters), keys(RedisKeys.WARM_UP_CLIENT, limiters),
+				args(limiters, now(), ""));
+	}
+
+	private String now() {
+		return (this.timeSource != null) ? Long.toString(Math.floorDiv(this.timeSource.nanoTime(), 1000)) : "";
+	}
+
+	private List<String> keys(String client, List<RedisLimiter> limiters) {
+		if (limiters.size() == 1) {
+			return List.of(this.keys.state(client, limiters.get(0).policy()));
+		}
+		List<String> keys = new ArrayList<>(limiters.size());
+		for (RedisLimiter limiter : limiters) {
+			keys.add(this.keys.state(client, limiter.policy()));
+		}
+		return keys;
+	}
+
+	private static List<String> args(List<RedisLimiter> limiters, String now, String deadline) {
+		if (limiters.size() == 1) {
+			return limiters.get(0).standaloneArgs(now, deadline);
+		}
+		List<String> args = new ArrayList<>(2 + 6 * limiters.size());
+		args.add(now);
+		for (RedisLimiter limiter : limiters) {
+			limiter.addStackedArgs(args);
+		}
+		if (!deadline.isEmpty()) {
+			args.add(deadline);
+		}
+		return args;
+	}
+
+	/** Reads one policy's eight integers: microseconds rounded up, and the nanoseconds that rounding added. */
+	private static Decision decision(RateLimitPolicy policy, List<Long> reply, int offset) {
+		return new Decision(reply.get(offset) == 1, policy.limit(), reply.get(offset + 1),
+				reply.get(offset + 2) * 1000 - reply.get(offset + 5), reply.get(offset + 3) * 1000 - reply.get(offset + 6),
+				reply.get(offset + 4) * 1000 - reply.get(offset + 7));
+	}
+
+}
