@@ -22,6 +22,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
@@ -39,6 +40,14 @@ import org.springframework.util.ClassUtils;
 public final class RateLimitAutoConfiguration {
 
 	private static final String REDIS_CONNECTION_FACTORY = "org.springframework.data.redis.connection.RedisConnectionFactory";
+
+	@Bean
+	@ConditionalOnMissingBean
+	PolicyOverrides rateLimitPolicyOverrides(Environment environment) {
+		// first, as a misspelt field would otherwise be read as part of a policy's name
+		UnknownProperties.check(environment);
+		return PolicyOverrides.bind(environment);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

@@ -56,9 +56,9 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LimitCatalog rateLimitCatalog(RateLimitProperties properties, BeanFactory beanFactory,
+	LimitCatalog rateLimitCatalog(RateLimitProperties properties, PolicyOverrides overrides, BeanFactory beanFactory,
 			ObjectProvider<RequestMappingHandlerMapping> handlerMappings, RateLimitStore store) {
-		return new LimitCatalog(new LimitDefinitions(properties, beanFactory), handlerMappings, store);
+		return new LimitCatalog(new LimitDefinitions(properties, overrides, beanFactory), handlerMappings, store);
 	}
 
 	@Bean
