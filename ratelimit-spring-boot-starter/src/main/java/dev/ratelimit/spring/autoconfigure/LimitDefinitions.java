@@ -244,6 +244,10 @@ final class LimitDefinitions {
 		for (String method : rule.getMethods()) {
 			methods.add(httpMethod(property, action, method));
 		}
+		// Spring MVC serves HEAD with the GET handler, so a HEAD request costs what the GET would
+		if (methods.contains(HttpMethod.GET.name())) {
+			methods.add(HttpMethod.HEAD.name());
+		}
 		long limit = required(property, action, "limit", rule.getLimit());
 		Duration window = window(property, action, required(property, action, "window", rule.getWindow()));
 		Algorithm algorithm = (rule.getAlgorithm() != null) ? rule.getAlgorithm()
