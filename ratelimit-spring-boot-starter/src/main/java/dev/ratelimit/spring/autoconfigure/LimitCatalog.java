@@ -2,6 +2,7 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -22,10 +23,12 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
@@ -40,6 +43,9 @@ final class LimitCatalog implements SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(LimitCatalog.class);
 
+	private static final boolean SPRING_SECURITY_PRESENT = ClassUtils
+		.isPresent("org.springframework.security.web.FilterChainProxy", LimitCatalog.class.getClassLoader());
+
 	/** How long the start waits for Redis to warm up. */
 	private static final Duration WARM_UP_WAIT = Duration.ofSeconds(2);
 
@@ -49,13 +55,16 @@ final class LimitCatalog implements SmartInitializingSingleton {
 
 	private final RateLimitStore store;
 
+	private final ListableBeanFactory beanFactory;
+
 	private final Map<HandlerKey, Optional<EndpointLimits>> handlers = new ConcurrentHashMap<>();
 
 	private volatile List<PathRule> rules = List.of();
 
 	LimitCatalog(LimitDefinitions definitions, ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
-			RateLimitStore store) {
+			RateLimitStore store, ListableBeanFactory beanFactory) {
 		this.definitions = definitions;
+		this.beanFactory = beanFactory;
 		this.handlerMappings = handlerMappings;
 		this.store = store;
 	}
@@ -63,15 +72,21 @@ final class LimitCatalog implements SmartInitializingSingleton {
 	@Override
 	public void afterSingletonsInstantiated() {
 		Set<EndpointLimits> active = new LinkedHashSet<>();
+		List<HandlerMethod> handlerMethods = new ArrayList<>();
 		this.handlerMappings.orderedStream()
-			.forEach((mapping) -> mapping.getHandlerMethods().values().forEach((handlerMethod) -> {
-				EndpointLimits limits = limits(handlerMethod);
-				if (limits != null) {
-					active.add(limits);
-				}
-			}));
+			.forEach((mapping) -> handlerMethods.addAll(mapping.getHandlerMethods().values()));
+		for (HandlerMethod handlerMethod : handlerMethods) {
+			EndpointLimits limits = limits(handlerMethod);
+			if (limits != null) {
+				active.add(limits);
+			}
+		}
+		StrayDeclarations.check(this.beanFactory, handlerMethods);
 		List<PathRule> compiled = this.definitions.rules();
 		compiled.forEach((rule) -> active.add(rule.limits()));
+		if (SPRING_SECURITY_PRESENT) {
+			SecurityAnsweredRules.warnings(this.beanFactory, compiled).forEach(logger::warn);
+		}
 		this.definitions.checkOverrides();
 		this.rules = compiled;
 		if (logger.isInfoEnabled()) {

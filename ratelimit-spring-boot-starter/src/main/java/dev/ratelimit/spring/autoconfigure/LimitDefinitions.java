@@ -262,7 +262,7 @@ final class LimitDefinitions {
 		claim(name, property, action);
 		String keySpec = normalizeKey((rule.getKey() != null) ? rule.getKey() : "ip");
 		KeySource key = keySource(keySpec, property + ".key", action, List.of());
-		return new PathRule(pattern, methods, new EndpointLimits(List.of(policy), keySpec, key));
+		return new PathRule(property, pattern, methods, new EndpointLimits(List.of(policy), keySpec, key));
 	}
 
 	private static String httpMethod(String property, String action, String method) {

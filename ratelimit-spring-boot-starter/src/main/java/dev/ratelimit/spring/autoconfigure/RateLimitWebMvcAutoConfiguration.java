@@ -8,7 +8,7 @@ import dev.ratelimit.spring.RateLimitExceededHandler;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
-import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -56,9 +56,11 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LimitCatalog rateLimitCatalog(RateLimitProperties properties, PolicyOverrides overrides, BeanFactory beanFactory,
-			ObjectProvider<RequestMappingHandlerMapping> handlerMappings, RateLimitStore store) {
-		return new LimitCatalog(new LimitDefinitions(properties, overrides, beanFactory), handlerMappings, store);
+	LimitCatalog rateLimitCatalog(RateLimitProperties properties, PolicyOverrides overrides,
+			ListableBeanFactory beanFactory, ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
+			RateLimitStore store) {
+		return new LimitCatalog(new LimitDefinitions(properties, overrides, beanFactory), handlerMappings, store,
+				beanFactory);
 	}
 
 	@Bean
