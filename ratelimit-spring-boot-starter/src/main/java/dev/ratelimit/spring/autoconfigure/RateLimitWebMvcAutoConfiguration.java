@@ -4,6 +4,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.spring.RateLimitExceededHandler;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -81,10 +82,10 @@ public final class RateLimitWebMvcAutoConfiguration {
 	RateLimitInterceptor rateLimitInterceptor(LimitCatalog catalog, RateLimitStore store,
 			RateLimitExceededHandler exceededHandler, ObjectProvider<RateLimitMetrics> metrics,
 			RateLimitProperties properties, HeldRequests heldRequests,
-			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters) {
+			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters, TimeSource timeSource) {
 		return new RateLimitInterceptor(catalog, store, exceededHandler,
 				metrics.getIfAvailable(() -> RateLimitMetrics.NONE), properties.getHeaders().isLegacy(),
-				heldRequests, handlerAdapters);
+				heldRequests, handlerAdapters, new UnresolvedKeys(timeSource));
 	}
 
 	/** The number of held requests as a gauge, for a Micrometer registry. */
