@@ -111,6 +111,7 @@ final class LimitDefinitions {
 	private EndpointLimits declare(List<MergedAnnotation<RateLimited>> annotations, String defaultName, String site,
 			List<ParameterBinding> bindings) {
 		List<RateLimitPolicy> policies = new ArrayList<>();
+		List<String> origins = new ArrayList<>();
 		String keySpec = null;
 		String keySite = null;
 		for (int i = 0; i < annotations.size(); i++) {
@@ -138,8 +139,9 @@ final class LimitDefinitions {
 						"Give every limit of the declaration the same key.");
 			}
 			policies.add(policy);
+			origins.add(where + ((entry != null) ? " (" + entry.origin() + ")" : ""));
 		}
-		return new EndpointLimits(policies, keySpec, keySource(keySpec, site, action(site), bindings));
+		return new EndpointLimits(policies, origins, keySpec, keySource(keySpec, site, action(site), bindings));
 	}
 
 	private RateLimitPolicy policy(String where, String action, MergedAnnotation<RateLimited> annotation,
@@ -262,7 +264,8 @@ final class LimitDefinitions {
 		claim(name, property, action);
 		String keySpec = normalizeKey((rule.getKey() != null) ? rule.getKey() : "ip");
 		KeySource key = keySource(keySpec, property + ".key", action, List.of());
-		return new PathRule(property, pattern, methods, new EndpointLimits(List.of(policy), keySpec, key));
+		return new PathRule(property, pattern, methods,
+				new EndpointLimits(List.of(policy), List.of(property), keySpec, key));
 	}
 
 	private static String httpMethod(String property, String action, String method) {

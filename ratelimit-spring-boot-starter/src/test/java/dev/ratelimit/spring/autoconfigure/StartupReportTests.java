@@ -1,0 +1,66 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import dev.ratelimit.spring.KeyResolver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests that the start logs every effective policy on a line of its own: where it comes from, the routes it
+ * limits, its key, algorithm and limits.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class StartupReportTests {
+
+	private final Logger logger = (Logger) LoggerFactory.getLogger(LimitCatalog.class);
+
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
+				RateLimitWebMvcAutoConfiguration.class, WebMvcAutoConfiguration.class))
+		.withBean("apiKeyResolver", KeyResolver.class, () -> (request) -> request.getHeader("X-Key"))
+		.withUserConfiguration(TestControllers.LimitedController.class, TestControllers.ClassLevelController.class);
+
+	@BeforeEach
+	void logInfo() {
+		this.logger.setLevel(Level.INFO);
+	}
+
+	@AfterEach
+	void restoreLevel() {
+		this.logger.setLevel(null);
+	}
+
+	@Test
+	void listsEachPolicyWithItsOriginRoutesKeyAndLimits(CapturedOutput output) {
+		this.runner
+			.withPropertyValues("ratelimit.policies.LimitedController.gcra.limit=3", "ratelimit.rules[0].path=/api/**",
+					"ratelimit.rules[0].methods=GET,POST", "ratelimit.rules[0].limit=2",
+					"ratelimit.rules[0].window=1m", "ratelimit.rules[0].key=header:X-Key")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("Rate limiting with InMemoryRateLimitStore: ")
+					.contains("Rate limit 'LimitedController.gcra': GCRA 3/PT10S by ip on GET,HEAD /gcra; from "
+							+ "@RateLimited on " + TestControllers.LimitedController.class.getName()
+							+ ".gcra() with ratelimit.policies.LimitedController.gcra (\"ratelimit.policies."
+							+ "LimitedController.gcra.limit\" from property source \"test\")")
+					.contains("Rate limit 'rule-0': GCRA 2/PT1M by header:X-Key on GET,POST,HEAD /api/**; from "
+							+ "ratelimit.rules[0]")
+					.containsPattern("Rate limit 'ClassLevelController': GCRA \\S+ by ip on GET,HEAD /class/a, "
+							+ "GET,HEAD /class/b; from @RateLimited on class "
+							+ TestControllers.ClassLevelController.class.getName().replace("$", "\\$"));
+			});
+	}
+
+}
