@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Tests that a declaration which could never limit a request stops the start, or is reported at startup,
  * naming it.
  */
-@ExtendWith(OutputCaptureExtension.class)
+@ExtendWith({ QuietOutput.class, OutputCaptureExtension.class })
 class IneffectiveDeclarationTests {
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()

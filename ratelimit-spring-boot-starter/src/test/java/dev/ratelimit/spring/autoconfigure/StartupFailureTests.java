@@ -2,6 +2,7 @@ package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.spring.RateLimited;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -15,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Tests that every kind of invalid limit stops the start with a message naming where it is and the value.
  */
+@ExtendWith(QuietOutput.class)
 class StartupFailureTests {
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()

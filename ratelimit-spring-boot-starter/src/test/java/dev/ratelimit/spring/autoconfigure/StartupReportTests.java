@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Tests that the start logs every effective policy on a line of its own: where it comes from, the routes it
  * limits, its key, algorithm and limits.
  */
-@ExtendWith(OutputCaptureExtension.class)
+@ExtendWith({ QuietOutput.class, OutputCaptureExtension.class })
 class StartupReportTests {
 
 	private final Logger logger = (Logger) LoggerFactory.getLogger(LimitCatalog.class);

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Tests that a key that cannot be computed for one request limits it by its client address, with at most one
  * WARN line per endpoint per minute and no stack trace.
  */
-@ExtendWith(OutputCaptureExtension.class)
+@ExtendWith({ QuietOutput.class, OutputCaptureExtension.class })
 class UnresolvedKeysTests {
 
 	private static final Pattern WARNING = Pattern.compile("Could not compute the key");
