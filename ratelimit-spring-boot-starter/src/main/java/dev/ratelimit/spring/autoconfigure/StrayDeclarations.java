@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
@@ -40,7 +41,8 @@ final class StrayDeclarations {
 		Set<Class<?>> seen = new HashSet<>();
 		for (String name : beanFactory.getBeanDefinitionNames()) {
 			Class<?> type = beanFactory.getType(name, false);
-			if (type == null || !seen.add(ClassUtils.getUserClass(type))) {
+			// a JDK proxy's methods are not those its handler methods are registered under
+			if (type == null || Proxy.isProxyClass(type) || !seen.add(ClassUtils.getUserClass(type))) {
 				continue;
 			}
 			Class<?> userClass = ClassUtils.getUserClass(type);
