@@ -10,13 +10,15 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
-import org.springframework.security.authentication.AuthenticationManager;
-import org.springframework.security.web.DefaultSecurityFilterChain;
-import org.springframework.security.web.FilterChainProxy;
-import org.springframework.security.web.authentication.UsernamePasswordAuthenticationFilter;
-import org.springframework.security.web.authentication.ui.DefaultLoginPageGeneratingFilter;
-import org.springframework.security.web.util.matcher.AnyRequestMatcher;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.stereotype.Controller;
 import org.springframework.stereotype.Service;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -88,7 +90,7 @@ class IneffectiveDeclarationTests {
 
 	@Test
 	void warnsOfARuleOnAPathThatSpringSecurityAnswers(CapturedOutput output) {
-		this.runner.withBean(FilterChainProxy.class, IneffectiveDeclarationTests::formLogin)
+		this.runner.withUserConfiguration(FormLogin.class)
 			.withPropertyValues("ratelimit.rules[0].path=/login", "ratelimit.rules[0].limit=5",
 					"ratelimit.rules[0].window=1m", "ratelimit.rules[1].path=/**", "ratelimit.rules[1].limit=5",
 					"ratelimit.rules[1].window=1m")
@@ -112,10 +114,21 @@ class IneffectiveDeclarationTests {
 		return NestedExceptionUtils.getMostSpecificCause(failure);
 	}
 
-	private static FilterChainProxy formLogin() {
-		AuthenticationManager none = (authentication) -> authentication;
-		return new FilterChainProxy(new DefaultSecurityFilterChain(AnyRequestMatcher.INSTANCE,
-				new UsernamePasswordAuthenticationFilter(none), new DefaultLoginPageGeneratingFilter()));
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebSecurity
+	static class FormLogin {
+
+		@Bean
+		SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
+			return http.formLogin(Customizer.withDefaults()).build();
+		}
+
+		@Bean
+		InMemoryUserDetailsManager users() {
+			return new InMemoryUserDetailsManager(
+					User.withUsername("alice").password("{noop}alice-password").roles("USER").build());
+		}
+
 	}
 
 	@Service
