@@ -49,6 +49,9 @@ final class LimitCatalog implements SmartInitializingSingleton {
 	private static final boolean SPRING_SECURITY_PRESENT = ClassUtils
 		.isPresent("org.springframework.security.web.FilterChainProxy", LimitCatalog.class.getClassLoader());
 
+	/** How many routes of a policy its INFO line lists. */
+	private static final int ROUTES_AT_INFO = 5;
+
 	/** How long the start waits for Redis to warm up. */
 	private static final Duration WARM_UP_WAIT = Duration.ofSeconds(2);
 
@@ -116,19 +119,33 @@ final class LimitCatalog implements SmartInitializingSingleton {
 		return (methods.isEmpty() ? "*" : String.join(",", methods)) + " " + pattern;
 	}
 
-	/** Logs the store, then each effective policy on a line of its own. */
+	/**
+	 * Logs the store, then each effective policy on a line of its own; the routes of a policy that limits many
+	 * are listed in full at DEBUG only, to keep each line readable.
+	 */
 	private void report(Map<EndpointLimits, Set<String>> active) {
 		TreeMap<String, String> lines = new TreeMap<>();
+		List<String> allRoutes = new ArrayList<>();
 		active.forEach((limits, routes) -> {
+			String shown = String.join(", ", routes.stream().limit(ROUTES_AT_INFO).toList());
+			if (routes.size() > ROUTES_AT_INFO) {
+				shown += " and " + (routes.size() - ROUTES_AT_INFO) + " more, listed at DEBUG";
+			}
 			for (int i = 0; i < limits.policies().size(); i++) {
 				RateLimitPolicy policy = limits.policies().get(i);
 				lines.put(policy.name(), "Rate limit '" + policy.name() + "': " + describe(policy) + " by "
-						+ limits.keySpec() + " on " + String.join(", ", routes) + "; from " + limits.origins().get(i));
+						+ limits.keySpec() + " on " + shown + "; from " + limits.origins().get(i));
+				if (routes.size() > ROUTES_AT_INFO) {
+					allRoutes.add("Rate limit '" + policy.name() + "' limits " + String.join(", ", routes));
+				}
 			}
 		});
 		logger.info("Rate limiting with " + this.store.getClass().getSimpleName() + ": "
 				+ (lines.isEmpty() ? "no limits declared" : lines.size() + " policies"));
 		lines.values().forEach(logger::info);
+		if (logger.isDebugEnabled()) {
+			allRoutes.forEach(logger::debug);
+		}
 	}
 
 	private static String describe(RateLimitPolicy policy) {

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import dev.ratelimit.spring.KeyResolver;
+import dev.ratelimit.spring.RateLimited;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -14,6 +15,8 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -61,6 +64,34 @@ class StartupReportTests {
 							+ "GET,HEAD /class/b; from @RateLimited on class "
 							+ TestControllers.ClassLevelController.class.getName().replace("$", "\\$"));
 			});
+	}
+
+	@Test
+	void listsTheRoutesOfAPolicyThatLimitsManyInFullAtDebugOnly(CapturedOutput output) {
+		this.logger.setLevel(Level.DEBUG);
+		this.runner.withUserConfiguration(ManyRoutes.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).contains("Rate limit 'ManyRoutes': GCRA 1/PT1S by ip on GET,HEAD /r1, GET,HEAD /r2, "
+					+ "GET,HEAD /r3, GET,HEAD /r4, GET,HEAD /r5 and 2 more, listed at DEBUG; from @RateLimited on class")
+				.contains("Rate limit 'ManyRoutes' limits GET,HEAD /r1, GET,HEAD /r2, GET,HEAD /r3, GET,HEAD /r4, "
+						+ "GET,HEAD /r5, GET,HEAD /r6, GET,HEAD /r7");
+		});
+	}
+
+	@RestController
+	@RateLimited(limit = 1, window = "1s")
+	static class ManyRoutes {
+
+		@GetMapping({ "/r1", "/r2", "/r3", "/r4" })
+		String first() {
+			return "first";
+		}
+
+		@GetMapping({ "/r5", "/r6", "/r7" })
+		String second() {
+			return "second";
+		}
+
 	}
 
 }
