@@ -163,6 +163,14 @@ class StartupFailureTests {
 	}
 
 	@Test
+	void rejectsAnOverrideValueOfTheWrongTypeNamingTheProperty() {
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.policies.valid.limit=ten")
+			.run((context) -> assertThat(messages(context.getStartupFailure()))
+				.contains("Failed to bind properties under 'ratelimit.policies.valid.limit'", "ten"));
+	}
+
+	@Test
 	void rejectsNonPositiveMaxKeys() {
 		this.runner.withPropertyValues("ratelimit.max-keys=0")
 			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
