@@ -47,12 +47,42 @@ public final class AtomicityExperiment {
 	/** Tokens per second: the article's capacity of 10 refilled at one per second. */
 	private static final double RATE = 1.0;
 
+	private static final String USAGE = """
+			usage: AtomicityExperiment [REDIS_URI [RUNS]]
+			  REDIS_URI   the Redis to run against (redis://127.0.0.1:6379)
+			  RUNS        how many times to run each client (5)
+			  --help, -h  this text
+			It writes only keys under atomicity-experiment: and deletes them when done.""";
+
 	private AtomicityExperiment() {
 	}
 
+	private static int runs(String text) {
+		try {
+			int runs = Integer.parseInt(text);
+			if (runs >= 1) {
+				return runs;
+			}
+		}
+		catch (NumberFormatException ex) {
+			// reported below
+		}
+		throw new IllegalArgumentException("RUNS must be a whole number of at least 1, was '" + text + "'");
+	}
+
 	public static void main(String[] args) throws Exception {
+		CommandLine.helpIfAsked(args, USAGE);
 		String uri = (args.length > 0) ? args[0] : "redis://127.0.0.1:6379";
-		int runs = (args.length > 1) ? Integer.parseInt(args[1]) : 5;
+		int runs = 5;
+		try {
+			if (args.length > 2) {
+				throw new IllegalArgumentException("at most two arguments, was " + args.length);
+			}
+			runs = (args.length > 1) ? runs(args[1]) : runs;
+		}
+		catch (IllegalArgumentException ex) {
+			CommandLine.fail(ex, USAGE);
+		}
 		String prefix = "atomicity-experiment:" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36)
 				+ ":";
 		RedisClient client = RedisClient.create(uri);

@@ -36,8 +36,22 @@ public final class Footprint {
 	 * @throws InterruptedException if interrupted between collections
 	 */
 	public static void main(String[] args) throws InterruptedException {
+		String usage = "usage: Footprint CONTENDER KEYS, run by the suite's footprint section in a JVM of its own";
+		CommandLine.helpIfAsked(args, usage);
+		int count = 0;
+		try {
+			if (args.length != 2) {
+				throw new IllegalArgumentException("two arguments expected, was " + args.length);
+			}
+			count = Integer.parseInt(args[1]);
+		}
+		catch (NumberFormatException ex) {
+			CommandLine.fail(new IllegalArgumentException("KEYS must be a whole number, was '" + args[1] + "'"), usage);
+		}
+		catch (IllegalArgumentException ex) {
+			CommandLine.fail(ex, usage);
+		}
 		String contender = args[0];
-		int count = Integer.parseInt(args[1]);
 		long empty = liveHeap();
 		String[] keys = Keys.names(count);
 		long before = liveHeap();

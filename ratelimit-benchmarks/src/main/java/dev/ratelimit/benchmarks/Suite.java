@@ -17,28 +17,42 @@ import java.util.Set;
  * Runs the benchmark suite and writes its results, with ratios against the peers measured in the same run, as
  * a markdown report.
  * <p>
- * Usage: {@code java -jar benchmarks.jar [quick|full] [--out DIR] [--only memory,footprint,redis,http]}. The
- * quick mode runs a subset with short iterations in a few minutes; the full mode runs everything.
+ * Usage: {@code java -jar benchmarks.jar [quick|full] [--out DIR] [--only memory,footprint,redis,http]}, or
+ * {@code --help}. The quick mode runs a subset with short iterations in a few minutes; the full mode runs
+ * everything.
  */
 public final class Suite {
+
+	static final String USAGE = """
+			usage: java -jar ratelimit-benchmarks/target/benchmarks.jar [quick|full] [--out DIR] [--only SECTIONS]
+			  quick            a subset with short iterations, in a few minutes (the default)
+			  full             everything, three rounds
+			  --out DIR        where results.md and the raw results go (ratelimit-benchmarks/target/results)
+			  --only SECTIONS  a comma-separated subset of memory,footprint,redis,http (all by default)
+			  --help, -h       this text
+			The redis section starts a redis-server from the PATH, the http section runs wrk from the PATH.""";
+
+	private static final List<String> SECTIONS = List.of("memory", "footprint", "redis", "http");
 
 	private Suite() {
 	}
 
 	public static void main(String[] args) throws Exception {
-		Mode mode = Mode.QUICK;
-		Path out = Path.of("ratelimit-benchmarks", "target", "results");
-		Set<String> sections = new LinkedHashSet<>(List.of("memory", "footprint", "redis", "http"));
-		for (int i = 0; i < args.length; i++) {
-			switch (args[i]) {
-				case "quick" -> mode = Mode.QUICK;
-				case "full" -> mode = Mode.FULL;
-				case "--out" -> out = Path.of(args[++i]);
-				case "--only" -> sections = new LinkedHashSet<>(Arrays.asList(args[++i].split(",")));
-				default -> throw new IllegalArgumentException("Unknown argument " + args[i]
-						+ "; use [quick|full] [--out DIR] [--only memory,footprint,redis,http]");
-			}
+		CommandLine.helpIfAsked(args, USAGE);
+		Options options = null;
+		try {
+			options = Options.parse(args);
 		}
+		catch (IllegalArgumentException ex) {
+			CommandLine.fail(ex, USAGE);
+		}
+		run(options, args);
+	}
+
+	private static void run(Options options, String[] args) throws Exception {
+		Mode mode = options.mode();
+		Path out = options.out();
+		Set<String> sections = options.sections();
 		Files.createDirectories(out);
 		Report report = new Report(mode, String.join(" ", args));
 		if (sections.contains("memory")) {
@@ -57,6 +71,50 @@ public final class Suite {
 		Files.writeString(file, report.render());
 		System.out.println(report.render());
 		System.out.println("Written to " + file.toAbsolutePath());
+	}
+
+	/**
+	 * The command line, parsed.
+	 * @param mode how long the suite may take
+	 * @param out where the results go
+	 * @param sections which sections run
+	 */
+	record Options(Mode mode, Path out, Set<String> sections) {
+
+		static Options parse(String[] args) {
+			Mode mode = Mode.QUICK;
+			Path out = Path.of("ratelimit-benchmarks", "target", "results");
+			Set<String> sections = new LinkedHashSet<>(SECTIONS);
+			for (int i = 0; i < args.length; i++) {
+				switch (args[i]) {
+					case "quick" -> mode = Mode.QUICK;
+					case "full" -> mode = Mode.FULL;
+					case "--out" -> out = Path.of(value(args, ++i, "--out"));
+					case "--only" -> sections = sections(value(args, ++i, "--only"));
+					default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
+				}
+			}
+			return new Options(mode, out, sections);
+		}
+
+		private static String value(String[] args, int index, String option) {
+			if (index >= args.length) {
+				throw new IllegalArgumentException(option + " needs a value");
+			}
+			return args[index];
+		}
+
+		private static Set<String> sections(String list) {
+			Set<String> sections = new LinkedHashSet<>(Arrays.asList(list.split(",")));
+			for (String section : sections) {
+				if (!SECTIONS.contains(section)) {
+					throw new IllegalArgumentException(
+							"unknown section '" + section + "' in --only, expected some of " + SECTIONS);
+				}
+			}
+			return sections;
+		}
+
 	}
 
 	/** How long the suite may take. */

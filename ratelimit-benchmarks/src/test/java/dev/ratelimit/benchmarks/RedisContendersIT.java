@@ -6,6 +6,7 @@ import java.net.ServerSocket;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
 import io.lettuce.core.RedisURI;
@@ -42,9 +43,13 @@ class RedisContendersIT {
 			closed = socket.getLocalPort();
 		}
 		// Jedis connects on the first call: the store falls back to its local decision, which allows
-		assertThatIllegalStateException()
-			.isThrownBy(() -> InterleavedLatency.medians(closed, new String[] { "GCRA-jedis" }, 0, 1))
-			.withMessageContaining("without Redis");
+		try (CapturedJulRecords log = new CapturedJulRecords(RedisRateLimitStore.class.getName())) {
+			assertThatIllegalStateException()
+				.isThrownBy(() -> InterleavedLatency.medians(closed, new String[] { "GCRA-jedis" }, 0, 1))
+				.withMessageContaining("without Redis");
+			assertThat(log.records()).isNotEmpty()
+				.allSatisfy((record) -> assertThat(record.getMessage()).contains("the LOCAL failure policy"));
+		}
 	}
 
 }

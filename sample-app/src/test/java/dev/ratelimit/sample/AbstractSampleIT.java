@@ -241,6 +241,25 @@ abstract class AbstractSampleIT {
 	}
 
 	@Test
+	void countsHeadRequestsUnderTheRuleForGet() {
+		// Spring MVC serves HEAD with the GET handler, so HEAD costs what GET costs
+		for (int i = 0; i < 2; i++) {
+			this.client.head()
+				.uri("/demo/yaml-only")
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.expectHeader()
+				.valueEquals("RateLimit", "\"yaml-only\";r=" + (2 - i) + ";t=10");
+		}
+		get("/demo/yaml-only").expectStatus()
+			.isOk()
+			.expectHeader()
+			.valueEquals("RateLimit", "\"yaml-only\";r=0;t=10");
+		this.client.head().uri("/demo/yaml-only").exchange().expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+	}
+
+	@Test
 	void appliesTheOverrideFromApplicationYml() {
 		for (int i = 0; i < 5; i++) {
 			get("/demo/overridden").expectStatus()

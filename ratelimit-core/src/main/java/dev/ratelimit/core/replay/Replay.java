@@ -37,6 +37,18 @@ public final class Replay {
 	private static final String USAGE = "usage: java -jar ratelimit-core.jar --limit N --window DURATION"
 			+ " [--burst N] [--algorithm NAME|all] [--summary] < trace";
 
+	private static final String HELP = """
+			Replays a trace of requests through every algorithm (or the one named), on a manual clock.
+			A trace has one request per line, <seconds> [key], seconds non-decreasing; blank lines and lines
+			starting with # are skipped. DURATION is 500ms, 10s, 1m, 1h, 1d or ISO-8601 (PT10S).
+			  --limit N          permits per window (required)
+			  --window DURATION  the window (required)
+			  --burst N          capacity of the bucket algorithms; the limit by default
+			  --algorithm NAME   one algorithm, such as GCRA, or all (the default)
+			  --summary          one line per algorithm instead of every decision as CSV
+			  --help, -h         this text
+			Exits with 0, or 2 after a bad argument or a bad trace.""";
+
 	private Replay() {
 	}
 
@@ -59,6 +71,11 @@ public final class Replay {
 	 * @return the exit status: 0, or 2 for bad arguments or a bad trace
 	 */
 	public static int run(String[] args, Reader in, PrintStream out, PrintStream err) {
+		if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
+			out.println(USAGE);
+			out.println(HELP);
+			return 0;
+		}
 		try {
 			Options options = Options.parse(args);
 			List<Request> trace = read(in);

@@ -120,6 +120,16 @@ class ReplayTests {
 		assertThat(unknown.err).contains("unknown algorithm 'magic'");
 	}
 
+	@Test
+	void answersHelpWithItsUsageAndNothingElse() {
+		Result help = replay("", "--help");
+		assertThat(help.status).isZero();
+		assertThat(help.out).startsWith("usage: java -jar ratelimit-core.jar --limit N --window DURATION")
+			.contains("--summary ", "--help, -h");
+		assertThat(help.err).isEmpty();
+		assertThat(replay("", "--limit", "10", "-h").status).isZero();
+	}
+
 	private static Result replay(String trace, String... args) {
 		ByteArrayOutputStream out = new ByteArrayOutputStream();
 		ByteArrayOutputStream err = new ByteArrayOutputStream();

@@ -9,14 +9,17 @@ import dev.ratelimit.core.RateLimitPolicy;
  * request.
  *
  * @param policies the stacked policies, at least one, with distinct names
+ * @param origins where each policy was declared and overridden, in the order of the policies, for the startup
+ * log
  * @param keySpec the key as declared, such as {@code ip}, for the startup log
  * @param key computes the key that every policy of the endpoint is decided under
  * @param policyHeader the value of the {@code RateLimit-Policy} response header
  */
-record EndpointLimits(List<RateLimitPolicy> policies, String keySpec, KeySource key, String policyHeader) {
+record EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, String keySpec, KeySource key,
+		String policyHeader) {
 
-	EndpointLimits(List<RateLimitPolicy> policies, String keySpec, KeySource key) {
-		this(List.copyOf(policies), keySpec, key, RateLimitHeaders.policy(policies));
+	EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, String keySpec, KeySource key) {
+		this(List.copyOf(policies), List.copyOf(origins), keySpec, key, RateLimitHeaders.policy(policies));
 	}
 
 }

@@ -2,12 +2,15 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.StringJoiner;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -22,12 +25,15 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.util.ServletRequestPathUtils;
 
@@ -40,6 +46,12 @@ final class LimitCatalog implements SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(LimitCatalog.class);
 
+	private static final boolean SPRING_SECURITY_PRESENT = ClassUtils
+		.isPresent("org.springframework.security.web.FilterChainProxy", LimitCatalog.class.getClassLoader());
+
+	/** How many routes of a policy its INFO line lists. */
+	private static final int ROUTES_AT_INFO = 5;
+
 	/** How long the start waits for Redis to warm up. */
 	private static final Duration WARM_UP_WAIT = Duration.ofSeconds(2);
 
@@ -49,37 +61,99 @@ final class LimitCatalog implements SmartInitializingSingleton {
 
 	private final RateLimitStore store;
 
+	private final ListableBeanFactory beanFactory;
+
 	private final Map<HandlerKey, Optional<EndpointLimits>> handlers = new ConcurrentHashMap<>();
 
 	private volatile List<PathRule> rules = List.of();
 
 	LimitCatalog(LimitDefinitions definitions, ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
-			RateLimitStore store) {
+			RateLimitStore store, ListableBeanFactory beanFactory) {
 		this.definitions = definitions;
+		this.beanFactory = beanFactory;
 		this.handlerMappings = handlerMappings;
 		this.store = store;
 	}
 
 	@Override
 	public void afterSingletonsInstantiated() {
-		Set<EndpointLimits> active = new LinkedHashSet<>();
+		Map<EndpointLimits, Set<String>> active = new LinkedHashMap<>();
+		List<HandlerMethod> handlerMethods = new ArrayList<>();
 		this.handlerMappings.orderedStream()
-			.forEach((mapping) -> mapping.getHandlerMethods().values().forEach((handlerMethod) -> {
-				EndpointLimits limits = limits(handlerMethod);
+			.forEach((mapping) -> mapping.getHandlerMethods().forEach((info, handler) -> {
+				handlerMethods.add(handler);
+				EndpointLimits limits = limits(handler);
 				if (limits != null) {
-					active.add(limits);
+					active.computeIfAbsent(limits, (key) -> new TreeSet<>()).addAll(routes(info));
 				}
 			}));
+		StrayDeclarations.check(this.beanFactory, handlerMethods);
 		List<PathRule> compiled = this.definitions.rules();
-		compiled.forEach((rule) -> active.add(rule.limits()));
+		for (PathRule rule : compiled) {
+			active.put(rule.limits(), Set.of(route(rule.methods(), rule.pattern().getPatternString())));
+		}
+		if (SPRING_SECURITY_PRESENT) {
+			SecurityAnsweredRules.warnings(this.beanFactory, compiled).forEach(logger::warn);
+		}
 		this.definitions.checkOverrides();
 		this.rules = compiled;
 		if (logger.isInfoEnabled()) {
-			logger.info(describe(active));
+			report(active);
 		}
 		if (this.store instanceof RedisRateLimitStore redis) {
-			warmUp(redis, active);
+			warmUp(redis, active.keySet());
 		}
+	}
+
+	/** Returns the routes of a handler; Spring MVC serves HEAD with a GET handler. */
+	private static List<String> routes(RequestMappingInfo info) {
+		Set<String> methods = new LinkedHashSet<>();
+		info.getMethodsCondition().getMethods().forEach((method) -> methods.add(method.name()));
+		if (methods.contains("GET")) {
+			methods.add("HEAD");
+		}
+		return info.getPatternValues().stream().map((pattern) -> route(methods, pattern)).toList();
+	}
+
+	private static String route(Set<String> methods, String pattern) {
+		return (methods.isEmpty() ? "*" : String.join(",", methods)) + " " + pattern;
+	}
+
+	/**
+	 * Logs the store, then each effective policy on a line of its own; the routes of a policy that limits many
+	 * are listed in full at DEBUG only, to keep each line readable.
+	 */
+	private void report(Map<EndpointLimits, Set<String>> active) {
+		TreeMap<String, String> lines = new TreeMap<>();
+		List<String> allRoutes = new ArrayList<>();
+		active.forEach((limits, routes) -> {
+			String shown = String.join(", ", routes.stream().limit(ROUTES_AT_INFO).toList());
+			if (routes.size() > ROUTES_AT_INFO) {
+				shown += " and " + (routes.size() - ROUTES_AT_INFO) + " more, listed at DEBUG";
+			}
+			for (int i = 0; i < limits.policies().size(); i++) {
+				RateLimitPolicy policy = limits.policies().get(i);
+				lines.put(policy.name(), "Rate limit '" + policy.name() + "': " + describe(policy) + " by "
+						+ limits.keySpec() + " on " + shown + "; from " + limits.origins().get(i));
+				if (routes.size() > ROUTES_AT_INFO) {
+					allRoutes.add("Rate limit '" + policy.name() + "' limits " + String.join(", ", routes));
+				}
+			}
+		});
+		logger.info("Rate limiting with " + this.store.getClass().getSimpleName() + ": "
+				+ (lines.isEmpty() ? "no limits declared" : lines.size() + " policies"));
+		lines.values().forEach(logger::info);
+		if (logger.isDebugEnabled()) {
+			allRoutes.forEach(logger::debug);
+		}
+	}
+
+	private static String describe(RateLimitPolicy policy) {
+		return policy.algorithm() + " " + policy.limit() + "/" + policy.window()
+				+ ((policy.burst() != policy.limit()) ? " burst " + policy.burst() : "")
+				+ ((policy.delayAfter() == 0) ? ""
+						: (policy.delayAfter() == policy.burst()) ? " no delay" : " delay after " + policy.delayAfter())
+				+ ((policy.cost() != 1) ? " cost " + policy.cost() : "");
 	}
 
 	/**
@@ -87,7 +161,7 @@ final class LimitCatalog implements SmartInitializingSingleton {
 	 * and could exceed the store's timeout. Waits a bounded time: should Redis not answer, requests take the
 	 * failure policy until it does.
 	 */
-	private static void warmUp(RedisRateLimitStore store, Set<EndpointLimits> active) {
+	private static void warmUp(RedisRateLimitStore store, Collection<EndpointLimits> active) {
 		try {
 			store.warmUp(active.stream().map(EndpointLimits::policies).toList())
 				.get(WARM_UP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
@@ -100,24 +174,6 @@ final class LimitCatalog implements SmartInitializingSingleton {
 			logger.warn("Redis did not answer at startup (" + cause + "): until it does, rate limits follow the "
 					+ "store's failure policy");
 		}
-	}
-
-	private String describe(Set<EndpointLimits> active) {
-		TreeSet<String> sorted = new TreeSet<>();
-		for (EndpointLimits limits : active) {
-			for (RateLimitPolicy policy : limits.policies()) {
-				sorted.add(policy.name() + " (" + policy.algorithm() + " " + policy.limit() + "/" + policy.window()
-						+ ((policy.burst() != policy.limit()) ? " burst " + policy.burst() : "")
-						+ ((policy.delayAfter() == 0) ? ""
-								: (policy.delayAfter() == policy.burst()) ? " no delay"
-										: " delay after " + policy.delayAfter())
-						+ ((policy.cost() != 1) ? " cost " + policy.cost() : "") + " by " + limits.keySpec() + ")");
-			}
-		}
-		StringJoiner policies = new StringJoiner(", ");
-		sorted.forEach(policies::add);
-		return "Rate limiting with " + this.store.getClass().getSimpleName() + ": "
-				+ ((policies.length() > 0) ? policies : "no limits declared");
 	}
 
 	/**

@@ -44,7 +44,11 @@ final class LimitDefinitions {
 
 	private static final HttpMethod[] STANDARD_METHODS = HttpMethod.values();
 
+	private static final String RULES = "ratelimit.rules";
+
 	private final RateLimitProperties properties;
+
+	private final PolicyOverrides overrides;
 
 	private final BeanFactory beanFactory;
 
@@ -53,11 +57,15 @@ final class LimitDefinitions {
 	/** Where each policy name was declared, to reject a name declared twice. */
 	private final Map<String, String> sites = new LinkedHashMap<>();
 
+	/** The name of each canonical name, to reject two names that overrides could not tell apart. */
+	private final Map<String, String> canonicalNames = new HashMap<>();
+
 	/** Class-level declarations, shared by every handler method of the class. */
 	private final Map<Class<?>, EndpointLimits> classLimits = new HashMap<>();
 
-	LimitDefinitions(RateLimitProperties properties, BeanFactory beanFactory) {
+	LimitDefinitions(RateLimitProperties properties, PolicyOverrides overrides, BeanFactory beanFactory) {
 		this.properties = properties;
+		this.overrides = overrides;
 		this.beanFactory = beanFactory;
 	}
 
@@ -103,6 +111,7 @@ final class LimitDefinitions {
 	private EndpointLimits declare(List<MergedAnnotation<RateLimited>> annotations, String defaultName, String site,
 			List<ParameterBinding> bindings) {
 		List<RateLimitPolicy> policies = new ArrayList<>();
+		List<String> origins = new ArrayList<>();
 		String keySpec = null;
 		String keySite = null;
 		for (int i = 0; i < annotations.size(); i++) {
@@ -111,8 +120,9 @@ final class LimitDefinitions {
 			if (name.isEmpty()) {
 				name = (annotations.size() == 1) ? defaultName : defaultName + "." + (i + 1);
 			}
-			RateLimitProperties.Policy override = this.properties.getPolicies().get(name);
-			String where = site + ((override != null) ? " with ratelimit.policies." + name : "");
+			PolicyOverrides.Entry entry = this.overrides.get(name);
+			RateLimitProperties.Policy override = (entry != null) ? entry.values() : null;
+			String where = site + ((entry != null) ? " with " + entry.property() : "");
 			String action = "Fix the declaration, or its values under ratelimit.policies." + name + ".";
 			RateLimitPolicy policy = policy(where, action, annotation, name, override);
 			claim(policy.name(), site, action);
@@ -129,17 +139,17 @@ final class LimitDefinitions {
 						"Give every limit of the declaration the same key.");
 			}
 			policies.add(policy);
+			origins.add(where + ((entry != null) ? " (" + entry.origin() + ")" : ""));
 		}
-		return new EndpointLimits(policies, keySpec, keySource(keySpec, site, action(site), bindings));
+		return new EndpointLimits(policies, origins, keySpec, keySource(keySpec, site, action(site), bindings));
 	}
 
 	private RateLimitPolicy policy(String where, String action, MergedAnnotation<RateLimited> annotation,
 			String name, RateLimitProperties.@Nullable Policy override) {
 		long limit = (override != null && override.getLimit() != null) ? override.getLimit()
 				: annotation.getLong("limit");
-		Duration window = (override != null && override.getWindow() != null) ? override.getWindow()
-				: parse("Invalid " + where + ": window ", action,
-						() -> RateLimitPolicy.parseWindow(annotation.getString("window")));
+		Duration window = window(where, action, (override != null && override.getWindow() != null)
+				? override.getWindow() : annotation.getString("window"));
 		Algorithm algorithm = (override != null && override.getAlgorithm() != null) ? override.getAlgorithm()
 				: algorithm(where, action, annotation.getEnumArray("algorithm", Algorithm.class));
 		long declaredBurst = annotation.getLong("burst");
@@ -192,6 +202,11 @@ final class LimitDefinitions {
 		return delayAfter;
 	}
 
+	/** Parses a window of the annotation or of the configuration, both in one syntax. */
+	private static Duration window(String where, String action, String window) {
+		return parse("Invalid " + where + ": window ", action, () -> RateLimitPolicy.parseWindow(window));
+	}
+
 	private Algorithm algorithm(String where, String action, Algorithm[] declared) {
 		if (declared.length > 1) {
 			throw new RateLimitConfigurationException(
@@ -206,7 +221,7 @@ final class LimitDefinitions {
 		List<PathRule> rules = new ArrayList<>();
 		List<RateLimitProperties.Rule> declared = this.properties.getRules();
 		for (int i = 0; i < declared.size(); i++) {
-			rules.add(rule("ratelimit.rules[" + i + "]", declared.get(i), i));
+			rules.add(rule(RULES + "[" + i + "]", declared.get(i), i));
 		}
 		return rules;
 	}
@@ -214,6 +229,11 @@ final class LimitDefinitions {
 	private PathRule rule(String property, RateLimitProperties.Rule rule, int index) {
 		String action = "Update " + property + " in your application's configuration.";
 		String path = required(property, action, "path", rule.getPath());
+		if (!path.startsWith("/")) {
+			throw new RateLimitConfigurationException("Invalid " + property + ".path: '" + path
+					+ "' does not start with '/', so no request path can ever match it.", action
+							+ " Write the path from the context path on, such as /" + path + ".");
+		}
 		PathPattern pattern;
 		try {
 			pattern = PathPatternParser.defaultInstance.parse(path);
@@ -226,8 +246,12 @@ final class LimitDefinitions {
 		for (String method : rule.getMethods()) {
 			methods.add(httpMethod(property, action, method));
 		}
+		// Spring MVC serves HEAD with the GET handler, so a HEAD request costs what the GET would
+		if (methods.contains(HttpMethod.GET.name())) {
+			methods.add(HttpMethod.HEAD.name());
+		}
 		long limit = required(property, action, "limit", rule.getLimit());
-		Duration window = required(property, action, "window", rule.getWindow());
+		Duration window = window(property, action, required(property, action, "window", rule.getWindow()));
 		Algorithm algorithm = (rule.getAlgorithm() != null) ? rule.getAlgorithm()
 				: this.properties.getDefaultAlgorithm();
 		long burst = (rule.getBurst() != null) ? rule.getBurst() : limit;
@@ -240,7 +264,8 @@ final class LimitDefinitions {
 		claim(name, property, action);
 		String keySpec = normalizeKey((rule.getKey() != null) ? rule.getKey() : "ip");
 		KeySource key = keySource(keySpec, property + ".key", action, List.of());
-		return new PathRule(pattern, methods, new EndpointLimits(List.of(policy), keySpec, key));
+		return new PathRule(property, pattern, methods,
+				new EndpointLimits(List.of(policy), List.of(property), keySpec, key));
 	}
 
 	private static String httpMethod(String property, String action, String method) {
@@ -263,16 +288,10 @@ final class LimitDefinitions {
 
 	/** Checks, once every declaration was seen, that each policy override matches a declaration. */
 	synchronized void checkOverrides() {
-		for (String name : this.properties.getPolicies().keySet()) {
-			String site = this.sites.get(name);
-			if (site == null || site.startsWith("ratelimit.rules")) {
-				throw new RateLimitConfigurationException(
-						"ratelimit.policies." + name + " overrides no @RateLimited policy; declared policies: "
-								+ this.sites.keySet() + ".",
-						"Use the name of a @RateLimited policy, written as ratelimit.policies.[" + name
-								+ "] when it contains dots, or remove the override.");
-			}
-		}
+		List<String> declared = new ArrayList<>();
+		List<String> ruled = new ArrayList<>();
+		this.sites.forEach((name, site) -> (site.startsWith(RULES) ? ruled : declared).add(name));
+		this.overrides.checkMatched(declared, ruled);
 	}
 
 	private void claim(String name, String site, String action) {
@@ -281,6 +300,13 @@ final class LimitDefinitions {
 			throw new RateLimitConfigurationException("Policy name '" + name + "' is declared twice: by " + previous
 					+ " and by " + site + ". Each policy's name identifies its state, headers and metrics.", action
 							+ " Give each policy a distinct name.");
+		}
+		String alike = this.canonicalNames.putIfAbsent(PolicyOverrides.canonical(name), name);
+		if (alike != null && !alike.equals(name)) {
+			throw new RateLimitConfigurationException("Policy names '" + alike + "' (" + this.sites.get(alike)
+					+ ") and '" + name + "' (" + site + ") differ only in case or punctuation, which "
+					+ "ratelimit.policies ignores: an override could not tell them apart.", action
+							+ " Give each policy a name that differs in its letters or digits.");
 		}
 	}
 

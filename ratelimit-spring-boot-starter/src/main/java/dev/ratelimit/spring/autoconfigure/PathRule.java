@@ -11,11 +11,12 @@ import org.springframework.web.util.pattern.PathPattern;
 /**
  * A {@code ratelimit.rules} entry, compiled.
  *
+ * @param property where the rule is configured, such as {@code ratelimit.rules[0]}
  * @param pattern the path pattern
  * @param methods the HTTP methods it applies to, all when empty
  * @param limits the rule's limit
  */
-record PathRule(PathPattern pattern, Set<String> methods, EndpointLimits limits) {
+record PathRule(String property, PathPattern pattern, Set<String> methods, EndpointLimits limits) {
 
 	/** Returns the pattern's template variables if the request matches, otherwise null. */
 	@Nullable Map<String, String> match(String method, PathContainer path) {

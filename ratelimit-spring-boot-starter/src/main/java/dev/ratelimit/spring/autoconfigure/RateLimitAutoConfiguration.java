@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -21,9 +22,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
@@ -41,6 +45,14 @@ import org.springframework.util.ClassUtils;
 public final class RateLimitAutoConfiguration {
 
 	private static final String REDIS_CONNECTION_FACTORY = "org.springframework.data.redis.connection.RedisConnectionFactory";
+
+	@Bean
+	@ConditionalOnMissingBean
+	PolicyOverrides rateLimitPolicyOverrides(Environment environment) {
+		// first, as a misspelt field would otherwise be read as part of a policy's name
+		UnknownProperties.check(environment);
+		return PolicyOverrides.bind(environment);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -137,6 +149,27 @@ public final class RateLimitAutoConfiguration {
 			throw new RateLimitConfigurationException(
 					"ratelimit.store is redis, but Spring Data Redis is not on the classpath.",
 					"Add org.springframework.boot:spring-boot-starter-data-redis to the application, or set ratelimit.store=memory.");
+		}
+
+	}
+
+	/**
+	 * Stops a reactive application: the starter limits Spring MVC handlers only, so its declarations would not
+	 * limit a single request of a WebFlux application.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = Type.REACTIVE)
+	static class ReactiveWebConfiguration {
+
+		@Bean
+		InitializingBean rateLimitUnsupportedWebStack() {
+			return () -> {
+				throw new RateLimitConfigurationException(
+						"Rate limiting supports Spring MVC only, and this is a reactive (Spring WebFlux) web application: "
+								+ "no @RateLimited or ratelimit.rules would limit any of its requests.",
+						"Serve the limited endpoints with Spring MVC (spring-boot-starter-webmvc), or remove the "
+								+ "starter; ratelimit.enabled=false keeps it without limits.");
+			};
 		}
 
 	}

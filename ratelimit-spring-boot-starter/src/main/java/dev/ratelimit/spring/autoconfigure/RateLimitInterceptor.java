@@ -51,11 +51,13 @@ final class RateLimitInterceptor implements HandlerInterceptor {
 
 	private final ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters;
 
+	private final UnresolvedKeys unresolvedKeys;
+
 	private volatile @Nullable HttpMessageConverter<Object> problemConverter;
 
 	RateLimitInterceptor(LimitCatalog catalog, RateLimitStore store, RateLimitExceededHandler exceededHandler,
 			RateLimitMetrics metrics, boolean legacyHeaders, HeldRequests heldRequests,
-			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters) {
+			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters, UnresolvedKeys unresolvedKeys) {
 		this.catalog = catalog;
 		this.store = store;
 		this.exceededHandler = exceededHandler;
@@ -63,6 +65,7 @@ final class RateLimitInterceptor implements HandlerInterceptor {
 		this.legacyHeaders = legacyHeaders;
 		this.heldRequests = heldRequests;
 		this.handlerAdapters = handlerAdapters;
+		this.unresolvedKeys = unresolvedKeys;
 	}
 
 	@Override
@@ -78,7 +81,7 @@ final class RateLimitInterceptor implements HandlerInterceptor {
 		}
 		request.setAttribute(DECIDED, Boolean.TRUE);
 		EndpointLimits limits = match.limits();
-		String key = Keys.safe(limits.key().key(request, match.uriVariables()));
+		String key = Keys.safe(this.unresolvedKeys.key(request, match));
 		long start = System.nanoTime();
 		List<Decision> decisions = this.store.decideAll(key, limits.policies());
 		long elapsed = System.nanoTime() - start;

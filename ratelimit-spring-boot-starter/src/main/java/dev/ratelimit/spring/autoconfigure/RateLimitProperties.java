@@ -2,9 +2,7 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.redis.FailurePolicy;
@@ -42,11 +40,6 @@ public class RateLimitProperties {
 	private final Redis redis = new Redis();
 
 	private final Headers headers = new Headers();
-
-	/**
-	 * Overrides of @RateLimited declarations, by policy name.
-	 */
-	private Map<String, Policy> policies = new LinkedHashMap<>();
 
 	/**
 	 * Limits of requests matched by path. A request whose handler carries no @RateLimited takes the limit of
@@ -92,14 +85,6 @@ public class RateLimitProperties {
 
 	public Headers getHeaders() {
 		return this.headers;
-	}
-
-	public Map<String, Policy> getPolicies() {
-		return this.policies;
-	}
-
-	public void setPolicies(Map<String, Policy> policies) {
-		this.policies = policies;
 	}
 
 	public List<Rule> getRules() {
@@ -193,8 +178,9 @@ public class RateLimitProperties {
 	}
 
 	/**
-	 * The values of a limit. Under ratelimit.policies they replace those of the @RateLimited declaration of the
-	 * same name, and unset values keep the declaration's.
+	 * The values of a limit. Under {@code ratelimit.policies.<name>} they replace those of the
+	 * {@code @RateLimited} declaration of that name, and unset values keep the declaration's. The starter binds
+	 * those overrides itself, so that a dotted name needs no brackets (see {@code PolicyOverrides}).
 	 */
 	public static class Policy {
 
@@ -204,9 +190,10 @@ public class RateLimitProperties {
 		private @Nullable Long limit;
 
 		/**
-		 * Window of the limit.
+		 * Window of the limit: a whole number with ms, s, m, h or d (500ms, 10s, 1m), or ISO-8601 (PT10S), as
+		 * in the annotation. A bare number is rejected.
 		 */
-		private @Nullable Duration window;
+		private @Nullable String window;
 
 		/**
 		 * Algorithm deciding each request.
@@ -248,11 +235,11 @@ public class RateLimitProperties {
 			this.limit = limit;
 		}
 
-		public @Nullable Duration getWindow() {
+		public @Nullable String getWindow() {
 			return this.window;
 		}
 
-		public void setWindow(@Nullable Duration window) {
+		public void setWindow(@Nullable String window) {
 			this.window = window;
 		}
 

@@ -4,11 +4,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.spring.RateLimitExceededHandler;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
-import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -56,9 +57,11 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LimitCatalog rateLimitCatalog(RateLimitProperties properties, BeanFactory beanFactory,
-			ObjectProvider<RequestMappingHandlerMapping> handlerMappings, RateLimitStore store) {
-		return new LimitCatalog(new LimitDefinitions(properties, beanFactory), handlerMappings, store);
+	LimitCatalog rateLimitCatalog(RateLimitProperties properties, PolicyOverrides overrides,
+			ListableBeanFactory beanFactory, ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
+			RateLimitStore store) {
+		return new LimitCatalog(new LimitDefinitions(properties, overrides, beanFactory), handlerMappings, store,
+				beanFactory);
 	}
 
 	@Bean
@@ -79,10 +82,10 @@ public final class RateLimitWebMvcAutoConfiguration {
 	RateLimitInterceptor rateLimitInterceptor(LimitCatalog catalog, RateLimitStore store,
 			RateLimitExceededHandler exceededHandler, ObjectProvider<RateLimitMetrics> metrics,
 			RateLimitProperties properties, HeldRequests heldRequests,
-			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters) {
+			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters, TimeSource timeSource) {
 		return new RateLimitInterceptor(catalog, store, exceededHandler,
 				metrics.getIfAvailable(() -> RateLimitMetrics.NONE), properties.getHeaders().isLegacy(),
-				heldRequests, handlerAdapters);
+				heldRequests, handlerAdapters, new UnresolvedKeys(timeSource));
 	}
 
 	/** The number of held requests as a gauge, for a Micrometer registry. */

@@ -365,7 +365,11 @@ class RateLimitInterceptorTests {
 					"spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + closedPort)
 			.run((context) -> {
 				MockMvcTester mvc = MockMvcTester.from(context);
-				assertThat(mvc.get().uri("/gcra")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+				try (CapturedJulRecords log = new CapturedJulRecords(RedisRateLimitStore.class.getName())) {
+					assertThat(mvc.get().uri("/gcra")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+					assertThat(log.records()).singleElement()
+						.satisfies((record) -> assertThat(record.getMessage()).contains("the DENY failure policy"));
+				}
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
 				assertThat(registry.get("ratelimit.decisions")
 					.tags("policy", "LimitedController.gcra", "outcome", "store_failure")

@@ -29,13 +29,13 @@ import static org.assertj.core.api.Assertions.assertThatException;
  * Tests on a real server what a mock one does not do: error dispatches, and the console report of a
  * configuration mistake.
  */
-@ExtendWith(OutputCaptureExtension.class)
+@ExtendWith({ QuietOutput.class, OutputCaptureExtension.class })
 class RateLimitServerIT {
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
 	@Test
-	void neverLimitsTheErrorDispatchOfARequest() throws Exception {
+	void neverLimitsTheErrorDispatchOfARequest(CapturedOutput output) throws Exception {
 		try (ConfigurableApplicationContext context = SpringApplication.run(App.class, "--server.port=0",
 				"--ratelimit.rules[0].path=/**", "--ratelimit.rules[0].limit=2", "--ratelimit.rules[0].window=1m")) {
 			int port = ((WebServerApplicationContext) context).getWebServer().getPort();
@@ -43,6 +43,8 @@ class RateLimitServerIT {
 			assertThat(status(port, "/boom")).isEqualTo(500);
 			assertThat(status(port, "/boom")).isEqualTo(500);
 			assertThat(status(port, "/boom")).isEqualTo(429);
+			// the two failures that reached the handler, logged by Tomcat; the refused one never ran it
+			assertThat(output.getAll().split("\njava.lang.IllegalStateException: boom", -1)).hasSize(3);
 		}
 	}
 
@@ -56,9 +58,27 @@ class RateLimitServerIT {
 			.doesNotContain("\tat dev.ratelimit");
 	}
 
+	@Test
+	void limitsARequestWithABadlyEncodedKeyByItsAddressWithoutAStackTrace(CapturedOutput output) throws Exception {
+		try (ConfigurableApplicationContext context = SpringApplication.run(App.class, "--server.port=0")) {
+			int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+			for (int i = 0; i < 20; i++) {
+				HttpResponse<Void> response = send(port, "/tenant?tenant=%ff");
+				assertThat(response.statusCode()).isEqualTo((i < 10) ? 200 : 429);
+				assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"tenant\";q=10;w=60");
+			}
+			assertThat(output.getAll().split("Could not compute the key", -1)).hasSize(2);
+			assertThat(output).doesNotContain("\tat ");
+		}
+	}
+
 	private int status(int port, String path) throws Exception {
+		return send(port, path).statusCode();
+	}
+
+	private HttpResponse<Void> send(int port, String path) throws Exception {
 		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build();
-		return this.http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+		return this.http.send(request, HttpResponse.BodyHandlers.discarding());
 	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
@@ -79,6 +99,12 @@ class RateLimitServerIT {
 		@GetMapping("/boom")
 		String boom() {
 			throw new IllegalStateException("boom");
+		}
+
+		@GetMapping("/tenant")
+		@RateLimited(limit = 10, window = "1m", name = "tenant", key = "spel:#request.getParameter('tenant')")
+		String tenant() {
+			return "tenant";
 		}
 
 	}

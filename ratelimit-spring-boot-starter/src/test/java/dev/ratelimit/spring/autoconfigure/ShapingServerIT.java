@@ -44,7 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * thread, and releases them in order. The limiter and the scheduler share a manual clock, so a request is
  * released when the test moves the clock to its slot, never by the passing of real time.
  */
-@ExtendWith(OutputCaptureExtension.class)
+@ExtendWith({ QuietOutput.class, OutputCaptureExtension.class })
 class ShapingServerIT {
 
 	private static final Duration WAIT = Duration.ofSeconds(30);
@@ -160,13 +160,15 @@ class ShapingServerIT {
 	}
 
 	@Test
-	void refusesToHoldAMultipartRequestThatSpringMvcHasParsedAlready() {
+	void refusesToHoldAMultipartRequestThatSpringMvcHasParsedAlready(CapturedOutput output) {
 		run((server) -> {
 			server.upload(3);
 			assertThat(server.next().statusCode()).isEqualTo(200);
 			server.upload(5);
 			assertThat(server.next().statusCode()).isEqualTo(500);
 			assertThat(this.scheduler.pending()).isZero();
+			assertThat(output).contains("java.lang.IllegalStateException: Cannot hold /upload until its slot: "
+					+ "Spring MVC has already parsed its multipart body");
 		});
 	}
 

@@ -2,6 +2,7 @@ package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.spring.RateLimited;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -15,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Tests that every kind of invalid limit stops the start with a message naming where it is and the value.
  */
+@ExtendWith(QuietOutput.class)
 class StartupFailureTests {
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
@@ -149,7 +151,8 @@ class StartupFailureTests {
 		this.runner.withUserConfiguration(Valid.class)
 			.withPropertyValues("ratelimit.policies.vaild.limit=5")
 			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
-				.hasMessage("ratelimit.policies.vaild overrides no @RateLimited policy; declared policies: [valid]."));
+				.hasMessage("ratelimit.policies.vaild (\"ratelimit.policies.vaild.limit\" from property source \"test\") "
+						+ "overrides no @RateLimited policy; the closest declared policies: [valid]."));
 	}
 
 	@Test
@@ -157,6 +160,14 @@ class StartupFailureTests {
 		this.runner.withPropertyValues("ratelimit.default-algorithm=LEAKY")
 			.run((context) -> assertThat(messages(context.getStartupFailure()))
 				.contains("Failed to bind properties under 'ratelimit.default-algorithm'", "LEAKY"));
+	}
+
+	@Test
+	void rejectsAnOverrideValueOfTheWrongTypeNamingTheProperty() {
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.policies.valid.limit=ten")
+			.run((context) -> assertThat(messages(context.getStartupFailure()))
+				.contains("Failed to bind properties under 'ratelimit.policies.valid.limit'", "ten"));
 	}
 
 	@Test
@@ -192,12 +203,127 @@ class StartupFailureTests {
 	}
 
 	@Test
-	void rejectsRuleWithBadWindow() {
-		this.runner
-			.withPropertyValues("ratelimit.rules[0].path=/api/**", "ratelimit.rules[0].limit=1",
-					"ratelimit.rules[0].window=10x")
-			.run((context) -> assertThat(messages(context.getStartupFailure()))
-				.contains("Failed to bind properties under 'ratelimit.rules[0].window'", "10x"));
+	void rejectsRuleWithBadWindowInTheAnnotationsWords() {
+		assertRuleFailure("Invalid ratelimit.rules[0]: window '10x' is not a duration: use a whole number with ms, s, "
+				+ "m, h or d (500ms, 10s, 1m, 1h, 1d) or ISO-8601 (PT10S)", "ratelimit.rules[0].path=/api/**",
+				"ratelimit.rules[0].limit=1", "ratelimit.rules[0].window=10x");
+	}
+
+	@Test
+	void rejectsABareNumberAsWindowOfARule() {
+		assertRuleFailure("Invalid ratelimit.rules[0]: window '10' is not a duration: use a whole number with ms, s, "
+				+ "m, h or d (500ms, 10s, 1m, 1h, 1d) or ISO-8601 (PT10S)", "ratelimit.rules[0].path=/api/**",
+				"ratelimit.rules[0].limit=1", "ratelimit.rules[0].window=10");
+	}
+
+	@Test
+	void rejectsABareNumberAsWindowOfAnOverride() {
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.policies.valid.window=10")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure())).hasMessage("Invalid @RateLimited on "
+					+ Valid.class.getName() + ".get() with ratelimit.policies.valid: window '10' is not a duration: "
+					+ "use a whole number with ms, s, m, h or d (500ms, 10s, 1m, 1h, 1d) or ISO-8601 (PT10S)"));
+	}
+
+	@Test
+	void rejectsABareNumberAsWindowOfAnAnnotation() {
+		assertFailure(BareNumberWindow.class, "Invalid @RateLimited on " + BareNumberWindow.class.getName()
+				+ ".get(): window '10' is not a duration: use a whole number with ms, s, m, h or d (500ms, 10s, 1m, "
+				+ "1h, 1d) or ISO-8601 (PT10S)");
+	}
+
+	@Test
+	void rejectsMicrosecondsThatSpringBootWouldAccept() {
+		assertRuleFailure("Invalid ratelimit.rules[0]: window '500us' is not a duration",
+				"ratelimit.rules[0].path=/api/**", "ratelimit.rules[0].limit=1", "ratelimit.rules[0].window=500us");
+	}
+
+	@Test
+	void rejectsAnUnknownFieldOfARule() {
+		assertRuleFailure("Unknown property ratelimit.rules[0].method (\"ratelimit.rules[0].method\" from property "
+				+ "source \"test\"): did you mean ratelimit.rules[0].methods?", "ratelimit.rules[0].path=/api/**",
+				"ratelimit.rules[0].method=GET", "ratelimit.rules[0].limit=1", "ratelimit.rules[0].window=1s");
+	}
+
+	@Test
+	void rejectsAMisspeltAlgorithmField() {
+		assertRuleFailure("Unknown property ratelimit.rules[0].algoritm (\"ratelimit.rules[0].algoritm\" from "
+				+ "property source \"test\"): did you mean ratelimit.rules[0].algorithm?",
+				"ratelimit.rules[0].path=/api/**", "ratelimit.rules[0].algoritm=sliding-log",
+				"ratelimit.rules[0].limit=1", "ratelimit.rules[0].window=1s");
+	}
+
+	@Test
+	void rejectsAnUnknownFieldOfAnOverride() {
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.policies.Demo.valid.limt=5")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessage("Unknown property ratelimit.policies.demo.valid.limt (\"ratelimit.policies.Demo.valid.limt\" "
+						+ "from property source \"test\"): did you mean ratelimit.policies.demo.valid.limit?"));
+	}
+
+	@Test
+	void rejectsAnUnknownTopLevelProperty() {
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.defualt-algorithm=sliding-log")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessage("Unknown property ratelimit.defualt-algorithm (\"ratelimit.defualt-algorithm\" from "
+						+ "property source \"test\"): did you mean ratelimit.default-algorithm?"));
+	}
+
+	@Test
+	void rejectsAnUnknownNestedProperty() {
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.headers.legacyy=true")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("Unknown property ratelimit.headers.legacyy")
+				.hasMessageEndingWith("did you mean ratelimit.headers.legacy?"));
+	}
+
+	@Test
+	void acceptsEveryKnownPropertyInEverySpelling() {
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.defaultAlgorithm=gcra", "ratelimit.max-keys=10",
+					"ratelimit.redis.keyPrefix=x:", "ratelimit.redis.failure-policy=allow", "ratelimit.headers.legacy=true",
+					"ratelimit.client.max-attempts=2", "ratelimit.rules[0].path=/other/**",
+					"ratelimit.rules[0].methods[0]=GET", "ratelimit.rules[0].limit=1", "ratelimit.rules[0].window=1s",
+					"ratelimit.rules[0].no-delay=false", "ratelimit.policies.valid.noDelay=false")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void rejectsARulePathWithoutLeadingSlash() {
+		assertRuleFailure("Invalid ratelimit.rules[0].path: 'api/**' does not start with '/', so no request path can "
+				+ "ever match it.", "ratelimit.rules[0].path=api/**", "ratelimit.rules[0].limit=1",
+				"ratelimit.rules[0].window=1s");
+	}
+
+	@Test
+	void rejectsAnOverrideOfADottedNameThatMatchesNoPolicy() {
+		this.runner.withUserConfiguration(DemoController.class)
+			.withPropertyValues("ratelimit.policies.DemoControler.gcra.limit=1")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessage("ratelimit.policies.DemoControler.gcra (\"ratelimit.policies.DemoControler.gcra.limit\" "
+						+ "from property source \"test\") overrides no @RateLimited policy; the closest declared "
+						+ "policies: [DemoController.gcra, DemoController.user]."));
+	}
+
+	@Test
+	void rejectsAnOverrideOfARulesPolicy() {
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.rules[0].path=/other/**", "ratelimit.rules[0].limit=1",
+					"ratelimit.rules[0].window=1s", "ratelimit.policies.rule-0.limit=5")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("names a policy of ratelimit.rules, which its rule sets itself"));
+	}
+
+	@Test
+	void rejectsPolicyNamesThatDifferOnlyInPunctuation() {
+		this.runner.withUserConfiguration(AlikeNames.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.hasMessageContainingAll("Policy names '", "'api-orders'", "'api.orders'",
+						"differ only in case or punctuation"));
 	}
 
 	@Test
@@ -380,6 +506,46 @@ class StartupFailureTests {
 		@GetMapping("/unknown-key")
 		@RateLimited(limit = 1, window = "10s", key = "session")
 		void get() {
+		}
+
+	}
+
+	@RestController
+	static class BareNumberWindow {
+
+		@GetMapping("/bare")
+		@RateLimited(limit = 1, window = "10")
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class DemoController {
+
+		@GetMapping("/gcra")
+		@RateLimited(limit = 1, window = "10s")
+		void gcra() {
+		}
+
+		@GetMapping("/user")
+		@RateLimited(limit = 1, window = "10s", key = "user")
+		void user() {
+		}
+
+	}
+
+	@RestController
+	static class AlikeNames {
+
+		@GetMapping("/a")
+		@RateLimited(limit = 1, window = "10s", name = "api-orders")
+		void a() {
+		}
+
+		@GetMapping("/b")
+		@RateLimited(limit = 1, window = "10s", name = "api.orders")
+		void b() {
 		}
 
 	}

@@ -1,0 +1,57 @@
+package dev.ratelimit.benchmarks;
+
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Tests of the suite's command line.
+ */
+class SuiteTests {
+
+	@Test
+	void runsTheQuickSuiteOfEverySectionByDefault() {
+		Suite.Options options = Suite.Options.parse(new String[0]);
+		assertThat(options.mode()).isEqualTo(Suite.Mode.QUICK);
+		assertThat(options.sections()).containsExactly("memory", "footprint", "redis", "http");
+		assertThat(options.out()).isEqualTo(Path.of("ratelimit-benchmarks", "target", "results"));
+	}
+
+	@Test
+	void readsModeOutputAndSections() {
+		Suite.Options options = Suite.Options.parse(new String[] { "full", "--out", "x", "--only", "redis,memory" });
+		assertThat(options.mode()).isEqualTo(Suite.Mode.FULL);
+		assertThat(options.out()).isEqualTo(Path.of("x"));
+		assertThat(options.sections()).containsExactly("redis", "memory");
+	}
+
+	@Test
+	void rejectsAnUnknownArgumentNamingIt() {
+		assertThatIllegalArgumentException().isThrownBy(() -> Suite.Options.parse(new String[] { "--fast" }))
+			.withMessage("unknown argument '--fast'");
+	}
+
+	@Test
+	void rejectsAnOptionWithoutItsValue() {
+		assertThatIllegalArgumentException().isThrownBy(() -> Suite.Options.parse(new String[] { "--out" }))
+			.withMessage("--out needs a value");
+	}
+
+	@Test
+	void rejectsAnUnknownSection() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> Suite.Options.parse(new String[] { "--only", "memory,disk" }))
+			.withMessage("unknown section 'disk' in --only, expected some of [memory, footprint, redis, http]");
+	}
+
+	@Test
+	void knowsAskingForHelp() {
+		assertThat(CommandLine.wantsHelp(new String[] { "full", "--help" })).isTrue();
+		assertThat(CommandLine.wantsHelp(new String[] { "-h" })).isTrue();
+		assertThat(CommandLine.wantsHelp(new String[] { "full" })).isFalse();
+	}
+
+}

@@ -1,0 +1,182 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.beans.PropertyDescriptor;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.StringJoiner;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.BeanUtils;
+import org.springframework.beans.BeanWrapper;
+import org.springframework.beans.PropertyAccessorFactory;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.core.env.Environment;
+
+/**
+ * The {@code ratelimit.policies.<name>.*} overrides, read from every property source however the name is
+ * written. Policy names match by their {@linkplain #canonical(String) canonical form}: letters and digits only,
+ * ignoring case, so that {@code DemoController.gcra} is overridden by
+ * {@code ratelimit.policies.DemoController.gcra.limit}, {@code ratelimit.policies[DemoController.gcra].limit}
+ * and {@code RATELIMIT_POLICIES_DEMOCONTROLLER_GCRA_LIMIT} alike. Spring Boot's own map binding cannot do this:
+ * it takes the first element after {@code policies} as the whole name, so a dotted name would need brackets,
+ * which environment variables cannot write.
+ */
+final class PolicyOverrides {
+
+	private static final Map<String, String> FIELDS = fields();
+
+	private final Map<String, Entry> overrides;
+
+	private PolicyOverrides(Map<String, Entry> overrides) {
+		this.overrides = overrides;
+	}
+
+	/**
+	 * Returns the overrides of the environment. Where one field is set under two spellings of a name, the one
+	 * in the property source of higher precedence wins, as it would for any other property.
+	 */
+	static PolicyOverrides bind(Environment environment) {
+		Map<String, Map<String, ConfigurationPropertyName>> fieldRoots = new LinkedHashMap<>();
+		Map<String, String> written = new HashMap<>();
+		Map<String, Set<String>> origins = new HashMap<>();
+		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+			if (!(source instanceof IterableConfigurationPropertySource iterable)) {
+				continue;
+			}
+			iterable.stream().filter(PropertySchema.POLICIES::isAncestorOf).forEach((name) -> {
+				int length = PropertySchema.policyNameLength(name);
+				if (length == 0) {
+					// not a policy field: UnknownProperties reports it
+					return;
+				}
+				int from = PropertySchema.POLICIES.getNumberOfElements();
+				StringJoiner original = new StringJoiner(".");
+				StringBuilder field = new StringBuilder();
+				for (int i = from; i < name.getNumberOfElements(); i++) {
+					if (i < from + length) {
+						original.add(name.getElement(i, Form.ORIGINAL));
+					}
+					else {
+						field.append(name.getElement(i, Form.UNIFORM));
+					}
+				}
+				String canonical = canonical(original.toString());
+				written.putIfAbsent(canonical, original.toString());
+				fieldRoots.computeIfAbsent(canonical, (key) -> new LinkedHashMap<>())
+					.putIfAbsent(FIELDS.get(field.toString()), name.chop(from + length));
+				ConfigurationProperty property = iterable.getConfigurationProperty(name);
+				if (property != null && property.getOrigin() != null) {
+					origins.computeIfAbsent(canonical, (key) -> new LinkedHashSet<>())
+						.add(property.getOrigin().toString());
+				}
+			});
+		}
+		Binder binder = Binder.get(environment);
+		Map<String, Entry> overrides = new LinkedHashMap<>();
+		fieldRoots.forEach((canonical, roots) -> {
+			RateLimitProperties.Policy values = new RateLimitProperties.Policy();
+			BeanWrapper target = PropertyAccessorFactory.forBeanPropertyAccess(values);
+			Map<ConfigurationPropertyName, BeanWrapper> bound = new HashMap<>();
+			roots.forEach((field, root) -> {
+				BeanWrapper source = bound.computeIfAbsent(root, (key) -> PropertyAccessorFactory
+					.forBeanPropertyAccess(binder.bind(key, Bindable.of(RateLimitProperties.Policy.class))
+						.orElseGet(RateLimitProperties.Policy::new)));
+				target.setPropertyValue(field, source.getPropertyValue(field));
+			});
+			overrides.put(canonical, new Entry(written.get(canonical), values,
+					List.copyOf(origins.getOrDefault(canonical, Set.of()))));
+		});
+		return new PolicyOverrides(overrides);
+	}
+
+	private static Map<String, String> fields() {
+		Map<String, String> fields = new HashMap<>();
+		for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(RateLimitProperties.Policy.class)) {
+			if (descriptor.getWriteMethod() != null) {
+				fields.put(descriptor.getName().toLowerCase(Locale.ROOT), descriptor.getName());
+			}
+		}
+		return fields;
+	}
+
+	/**
+	 * Returns the form in which policy names are compared: only the letters and digits, in lower case.
+	 * @param name a policy name
+	 * @return its canonical form
+	 */
+	static String canonical(String name) {
+		StringBuilder canonical = new StringBuilder(name.length());
+		name.codePoints()
+			.filter(Character::isLetterOrDigit)
+			.map(Character::toLowerCase)
+			.forEach(canonical::appendCodePoint);
+		return canonical.toString();
+	}
+
+	/** Returns the override of the policy of that name, or null if none. */
+	@Nullable Entry get(String policyName) {
+		return this.overrides.get(canonical(policyName));
+	}
+
+	/**
+	 * Fails unless every override names one of the policies that may be overridden.
+	 * @param overridable the names of the policies that overrides may change
+	 * @param others the names of the other policies, which overrides may not change
+	 */
+	void checkMatched(Collection<String> overridable, Collection<String> others) {
+		Set<String> known = new HashSet<>();
+		overridable.forEach((name) -> known.add(canonical(name)));
+		for (Map.Entry<String, Entry> entry : this.overrides.entrySet()) {
+			if (known.contains(entry.getKey())) {
+				continue;
+			}
+			Entry override = entry.getValue();
+			List<String> closest = overridable.stream()
+				.sorted(Comparator.comparingInt((name) -> PropertySchema.distance(entry.getKey(), canonical(name))))
+				.limit(3)
+				.toList();
+			boolean rule = others.stream().anyMatch((name) -> canonical(name).equals(entry.getKey()));
+			throw new RateLimitConfigurationException(override.property() + " (" + override.origin() + ") "
+					+ (rule ? "names a policy of ratelimit.rules, which its rule sets itself"
+							: "overrides no @RateLimited policy")
+					+ "; the closest declared policies: " + closest + ".",
+					"Use the name of a @RateLimited policy (names match ignoring case and every character but "
+							+ "letters and digits), or remove the override.");
+		}
+	}
+
+	/**
+	 * The values that replace a declaration's.
+	 * @param name the policy's name as first written in the configuration
+	 * @param values the values set, the others null
+	 * @param origins where the values come from
+	 */
+	record Entry(String name, RateLimitProperties.Policy values, List<String> origins) {
+
+		String property() {
+			return "ratelimit.policies." + this.name;
+		}
+
+		String origin() {
+			return this.origins.isEmpty() ? "unknown origin" : String.join(", ", this.origins);
+		}
+
+	}
+
+}
