@@ -168,7 +168,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	/** Decides one request under the given policies: one script call, or the failure policy. */
 	List<Decision> decide(String key, List<RedisLimiter> limiters) {
-		startHeartbeat();
+		startHeartbeat(0);
 		OutageDetector.Route route = this.detector.route();
 		try {
 			if (route == OutageDetector.Route.FAILURE_POLICY) {
@@ -210,7 +210,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			calls.computeIfAbsent(this.calls.script(limiters).sha1(), (sha1) -> this.calls.warmUp(limiters));
 		}
 		calls.put(RedisScripts.get().fleet().sha1(), this.fleet.sendHeartbeat());
-		startHeartbeat();
+		startHeartbeat(Fleet.HEARTBEAT.toNanos());
 		return CompletableFuture.allOf(calls.values().toArray(CompletableFuture[]::new));
 	}
 
@@ -229,9 +229,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		return this.fallback.decide(key, policies);
 	}
 
-	private void startHeartbeat() {
+	private void startHeartbeat(long delayNanos) {
 		if (!this.heartbeatStarted.get() && this.heartbeatStarted.compareAndSet(false, true)) {
-			scheduleHeartbeat(0);
+			scheduleHeartbeat(delayNanos);
 		}
 	}
 
