@@ -167,6 +167,59 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	/**
+	 * Kills the server with {@code SIGKILL}, as a crash would, and waits until it has exited: it closes no
+	 * connection gracefully and its data is gone.
+	 */
+	public synchronized void kill() {
+		Process process = this.process;
+		if (process == null) {
+			return;
+		}
+		try {
+			process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.process = null;
+	}
+
+	/**
+	 * Stops the server's process with {@code SIGSTOP}: its connections stay open, and nothing it receives is
+	 * read until {@link #resume()}, as with a Redis that hangs.
+	 */
+	public void pause() {
+		signal("STOP");
+	}
+
+	/**
+	 * Lets a {@link #pause() paused} server run again with {@code SIGCONT}.
+	 */
+	public void resume() {
+		signal("CONT");
+	}
+
+	private synchronized void signal(String signal) {
+		Process process = this.process;
+		if (process == null) {
+			throw new IllegalStateException("redis-server on port " + this.port + " is not running");
+		}
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " failed for redis-server on port " + this.port);
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while signalling redis-server", ex);
+		}
+	}
+
+	/**
 	 * Sends one command and returns Redis' first reply line, such as {@code +OK}.
 	 * @param arguments the command and its arguments
 	 * @return the first line of the reply
