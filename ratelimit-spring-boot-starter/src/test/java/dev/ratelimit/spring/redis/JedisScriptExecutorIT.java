@@ -27,15 +27,22 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class JedisScriptExecutorIT extends AbstractScriptExecutorIT {
 
+	/** Spring Data Redis' and Commons Pool's default. */
+	private static final int POOL_SIZE = 8;
+
 	@Override
-	Connection connect(RedisConfiguration configuration) {
-		return open(configuration);
+	Connection connect(RedisConfiguration configuration, Duration timeout) {
+		return open(configuration, timeout);
 	}
 
 	static Connection open(RedisConfiguration configuration) {
+		return open(configuration, Duration.ofSeconds(10));
+	}
+
+	private static Connection open(RedisConfiguration configuration, Duration timeout) {
 		JedisScriptExecutor executor = new JedisScriptExecutor(connectionFactory(configuration,
-				JedisConnectionFactory::new, JedisConnectionFactory::new, JedisConnectionFactory::new),
-				Duration.ofSeconds(10));
+				JedisConnectionFactory::new, JedisConnectionFactory::new, JedisConnectionFactory::new), timeout,
+				POOL_SIZE);
 		return new Connection(executor, executor::close);
 	}
 
@@ -46,7 +53,7 @@ class JedisScriptExecutorIT extends AbstractScriptExecutorIT {
 			JedisConnectionFactory connectionFactory = new JedisConnectionFactory(
 					new RedisStandaloneConfiguration("127.0.0.1", silent.getLocalPort()),
 					JedisClientConfiguration.builder().readTimeout(Duration.ofMinutes(1)).build());
-			try (JedisScriptExecutor executor = new JedisScriptExecutor(connectionFactory, Duration.ofMillis(100))) {
+			try (JedisScriptExecutor executor = new JedisScriptExecutor(connectionFactory, Duration.ofMillis(100), POOL_SIZE)) {
 				Decision decision = store(executor, "silent").limiter(POLICY).decide("client");
 				assertThat(decision.allowed()).isFalse();
 				assertThat(this.failures).singleElement()
@@ -63,7 +70,7 @@ class JedisScriptExecutorIT extends AbstractScriptExecutorIT {
 		try (RedisServerProcess server = RedisServerProcess.start();
 				JedisScriptExecutor executor = new JedisScriptExecutor(
 						new JedisConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", server.port())),
-						Duration.ofSeconds(5))) {
+						Duration.ofSeconds(5), POOL_SIZE)) {
 			RateLimiter limiter = store(executor, "restart").limiter(POLICY);
 			assertThat(limiter.tryAcquire("client")).isTrue();
 			server.stop();

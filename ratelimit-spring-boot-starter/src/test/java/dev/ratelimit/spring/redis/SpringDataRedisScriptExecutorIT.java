@@ -26,8 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SpringDataRedisScriptExecutorIT extends AbstractScriptExecutorIT {
 
+	/** Lettuce bounds no wait by the store's timeout: the store cancels the calls it gives up on. */
 	@Override
-	Connection connect(RedisConfiguration configuration) {
+	Connection connect(RedisConfiguration configuration, Duration timeout) {
 		return open(configuration);
 	}
 
@@ -36,7 +37,11 @@ class SpringDataRedisScriptExecutorIT extends AbstractScriptExecutorIT {
 				LettuceConnectionFactory::new, LettuceConnectionFactory::new);
 		connectionFactory.afterPropertiesSet();
 		connectionFactory.start();
-		return new Connection(new SpringDataRedisScriptExecutor(connectionFactory), connectionFactory::destroy);
+		SpringDataRedisScriptExecutor executor = new SpringDataRedisScriptExecutor(connectionFactory);
+		return new Connection(executor, () -> {
+			executor.close();
+			connectionFactory.destroy();
+		});
 	}
 
 	@Test
@@ -47,9 +52,9 @@ class SpringDataRedisScriptExecutorIT extends AbstractScriptExecutorIT {
 					new RedisStandaloneConfiguration("127.0.0.1", silent.getLocalPort()),
 					LettuceClientConfiguration.builder().commandTimeout(Duration.ofMinutes(1)).build());
 			connectionFactory.afterPropertiesSet();
+			SpringDataRedisScriptExecutor executor = new SpringDataRedisScriptExecutor(connectionFactory);
 			try {
-				RedisRateLimitStore store = RedisRateLimitStore
-					.builder(new SpringDataRedisScriptExecutor(connectionFactory))
+				RedisRateLimitStore store = RedisRateLimitStore.builder(executor)
 					.failurePolicy(FailurePolicy.DENY)
 					.onFailure((policies, cause) -> this.failures.add(cause))
 					.build();
@@ -63,6 +68,7 @@ class SpringDataRedisScriptExecutorIT extends AbstractScriptExecutorIT {
 			finally {
 				// resets the connection still waiting for its handshake, which would hold up the shutdown
 				silent.close();
+				executor.close();
 				connectionFactory.destroy();
 			}
 		}
