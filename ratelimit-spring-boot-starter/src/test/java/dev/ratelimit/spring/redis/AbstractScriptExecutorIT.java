@@ -193,7 +193,7 @@ abstract class AbstractScriptExecutorIT {
 		try (RedisServerProcess server = RedisServerProcess.start();
 				Connection connection = connect(standalone(server), TIMEOUT)) {
 			RedisScriptExecutor executor = connection.executor();
-			assertThat(call(executor, PATIENCE).reply()).containsExactly(1L);
+			until(executor, (outcome) -> outcome.reply() != null);
 			server.kill();
 			// a call sent on the connection open when Redis died may fail as an ordinary failure
 			List<Outcome> noticing = until(executor, Outcome::unreachable);
@@ -229,7 +229,7 @@ abstract class AbstractScriptExecutorIT {
 		try (RedisServerProcess server = RedisServerProcess.start();
 				Connection connection = connect(standalone(server), PATIENCE)) {
 			RedisScriptExecutor executor = connection.executor();
-			assertThat(call(executor, PATIENCE).reply()).containsExactly(1L);
+			until(executor, (outcome) -> outcome.reply() != null);
 			server.pause();
 			// on a thread of its own, as a blocking client waits on the caller's
 			CompletableFuture<Outcome> inFlight = CompletableFuture.supplyAsync(() -> call(executor, PATIENCE));
@@ -241,6 +241,35 @@ abstract class AbstractScriptExecutorIT {
 			server.restart();
 			until(executor, (outcome) -> outcome.reply() != null);
 			assertThat(scriptCalls(server)).isEqualTo(new ScriptCalls(1, 1));
+		}
+	}
+
+	@Test
+	void runsACallSentBeforeRedisHungOnceItResumesAndNeverAgain() throws Exception {
+		requireRedisServer();
+		try (RedisServerProcess server = RedisServerProcess.start();
+				Connection connection = connect(standalone(server), TIMEOUT)) {
+			RedisScriptExecutor executor = connection.executor();
+			until(executor, (outcome) -> outcome.reply() != null);
+			ScriptCalls loaded = scriptCalls(server);
+			server.pause();
+			Outcome hung;
+			try {
+				hung = call(executor, TIMEOUT);
+			}
+			finally {
+				server.resume();
+			}
+			// written to the socket before the caller gave up on it: Lettuce's call cancelled, Jedis' read timed out
+			assertThat(hung.reply()).isNull();
+			assertThat(hung.failure()).isNotNull().isNotInstanceOf(ScriptNotSentException.class);
+			assertThat(hung.elapsed()).isLessThan(TIMEOUT.plusMillis(50));
+			ScriptCalls ran = new ScriptCalls(loaded.evalsha() + 1, loaded.eval());
+			awaitScriptCalls(server, ran);
+			Thread.sleep(300);
+			assertThat(scriptCalls(server)).isEqualTo(ran);
+			assertThat(call(executor, PATIENCE).reply()).containsExactly(1L);
+			assertThat(scriptCalls(server)).isEqualTo(new ScriptCalls(ran.evalsha() + 1, ran.eval()));
 		}
 	}
 
@@ -319,6 +348,16 @@ abstract class AbstractScriptExecutorIT {
 		finally {
 			client.shutdown();
 		}
+	}
+
+	static void awaitScriptCalls(RedisServerProcess server, ScriptCalls expected) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+		ScriptCalls actual = scriptCalls(server);
+		while (!actual.equals(expected) && System.nanoTime() - deadline < 0) {
+			Thread.sleep(10);
+			actual = scriptCalls(server);
+		}
+		assertThat(actual).isEqualTo(expected);
 	}
 
 	private static long calls(String info, String command) {
