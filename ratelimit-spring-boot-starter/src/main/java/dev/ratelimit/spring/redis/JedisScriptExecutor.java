@@ -138,11 +138,13 @@ public final class JedisScriptExecutor implements RedisScriptExecutor, AutoClose
 
 	/**
 	 * The failure as a {@link ScriptNotSentException} when Jedis did not send the call: no pooled connection
-	 * was free within the timeout (Commons Pool's wait ends in a {@link NoSuchElementException}), or opening
-	 * the connection it needed failed. Any other failure may have reached Redis.
+	 * was free within the timeout (Commons Pool's wait ends in a {@link NoSuchElementException} of no cause,
+	 * unlike its failures to activate or validate a connection), or opening the connection it needed failed.
+	 * Any other failure may have reached Redis.
 	 */
 	private RuntimeException notSent(RuntimeException ex) {
-		if (ex instanceof JedisException && ex.getCause() instanceof NoSuchElementException) {
+		if (ex instanceof JedisException && ex.getCause() instanceof NoSuchElementException exhausted
+				&& exhausted.getCause() == null) {
 			return new ScriptNotSentException(Reason.CLIENT_BUSY,
 					"Every pooled Redis connection stayed in use: " + ex.getCause().getMessage(), ex);
 		}

@@ -112,10 +112,14 @@ class JedisScriptExecutorIT extends AbstractScriptExecutorIT {
 		ExecutorService threads = Executors.newFixedThreadPool(callers);
 		try (JedisScriptExecutor executor = new JedisScriptExecutor(new JedisConnectionFactory(standalone(redis)),
 				timeout, 2)) {
-			// loads the script and opens the client, on a Redis the other tests may be using
+			// loads the script and opens both connections: while Commons Pool opens one, it lets the callers wait
+			// for that before their timeout starts
 			until(executor, (outcome) -> outcome.reply() != null);
+			CompletableFuture<?> first = CompletableFuture
+				.runAsync(() -> executor.execute(sha1, busy, List.of("busy"), List.of()), threads);
 			assertThat(executor.execute(sha1, busy, List.of("busy"), List.of()).toCompletableFuture().get())
 				.containsExactly(1L);
+			first.get(10, TimeUnit.SECONDS);
 			CountDownLatch start = new CountDownLatch(1);
 			List<CompletableFuture<Outcome>> calls = new ArrayList<>();
 			for (int i = 0; i < callers; i++) {
