@@ -95,7 +95,9 @@ final class RedisContender implements AutoCloseable {
 				connections.afterPropertiesSet();
 				connections.start();
 				resources.add(0, connections::destroy);
-				executor = new SpringDataRedisScriptExecutor(connections);
+				SpringDataRedisScriptExecutor spring = new SpringDataRedisScriptExecutor(connections);
+				resources.add(0, spring);
+				executor = spring;
 			}
 			else if (contender.endsWith("-jedis")) {
 				JedisPooled jedis = jedis(port);

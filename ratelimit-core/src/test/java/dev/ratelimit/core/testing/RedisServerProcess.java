@@ -289,6 +289,25 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	/**
+	 * Kills the server with {@code SIGKILL}, as a crash would, and waits until it has exited: it closes no
+	 * connection gracefully and its data is gone.
+	 */
+	public synchronized void kill() {
+		Process process = this.process;
+		if (process == null) {
+			return;
+		}
+		try {
+			process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.process = null;
+		this.paused = false;
+	}
+
+	/**
 	 * Sends one command and returns Redis' first reply line, such as {@code +OK}.
 	 * @param arguments the command and its arguments
 	 * @return the first line of the reply

@@ -13,6 +13,9 @@ import dev.ratelimit.spring.redis.SpringDataRedisScriptExecutor;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ObjectProvider;
@@ -87,18 +90,19 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnClass(name = REDIS_CONNECTION_FACTORY)
 	static class RedisStoreConfiguration {
 
+		private static final Log logger = LogFactory.getLog(RateLimitAutoConfiguration.class);
+
 		private static final String JEDIS = "redis.clients.jedis.UnifiedJedis";
 
 		@Bean
 		@ConditionalOnMissingBean
-		RedisScriptExecutor rateLimitRedisScriptExecutor(RateLimitProperties properties,
+		RedisScriptExecutor rateLimitRedisScriptExecutor(RateLimitProperties properties, Environment environment,
 				ObjectProvider<RedisConnectionFactory> connectionFactory,
 				ObjectProvider<ReactiveRedisConnectionFactory> reactiveConnectionFactory) {
 			RedisConnectionFactory connections = connectionFactory.getIfUnique();
-			if (ClassUtils.isPresent(JEDIS, RedisStoreConfiguration.class.getClassLoader())
-					&& connections instanceof JedisConnectionFactory jedis) {
-				return configured("ratelimit.redis.timeout",
-						() -> new JedisScriptExecutor(jedis, properties.getRedis().getTimeout()));
+			ClassLoader classLoader = RedisStoreConfiguration.class.getClassLoader();
+			if (ClassUtils.isPresent(JEDIS, classLoader) && connections instanceof JedisConnectionFactory jedis) {
+				return jedisExecutor(properties.getRedis(), environment, jedis, classLoader);
 			}
 			ReactiveRedisConnectionFactory reactive = reactiveConnectionFactory.getIfUnique();
 			if (reactive == null) {
@@ -107,6 +111,25 @@ public final class RateLimitAutoConfiguration {
 						"Let Spring Boot connect (spring-boot-starter-data-redis and spring.data.redis.*), define a RedisScriptExecutor bean, or set ratelimit.store=memory.");
 			}
 			return new SpringDataRedisScriptExecutor(reactive);
+		}
+
+		private static JedisScriptExecutor jedisExecutor(RateLimitProperties.Redis redis, Environment environment,
+				JedisConnectionFactory jedis, @Nullable ClassLoader classLoader) {
+			JedisPoolSize pool = JedisPoolSize.of(redis, environment, jedis, classLoader);
+			JedisScriptExecutor executor;
+			try {
+				executor = new JedisScriptExecutor(jedis, redis.getTimeout(), pool.size());
+			}
+			catch (IllegalArgumentException | NullPointerException ex) {
+				// the executor checks both; its message names the argument at fault
+				String property = String.valueOf(ex.getMessage()).startsWith("poolSize") ? JedisPoolSize.PROPERTY
+						: "ratelimit.redis.timeout";
+				throw invalid(property, ex);
+			}
+			if (pool.warning() != null) {
+				logger.warn(pool.warning());
+			}
+			return executor;
 		}
 
 		@Bean
@@ -131,9 +154,13 @@ public final class RateLimitAutoConfiguration {
 				return configuration.get();
 			}
 			catch (IllegalArgumentException | NullPointerException ex) {
-				throw new RateLimitConfigurationException("Invalid " + property + ": " + ex.getMessage(),
-						"Update " + property + " in your application's configuration.");
+				throw invalid(property, ex);
 			}
+		}
+
+		private static RateLimitConfigurationException invalid(String property, RuntimeException ex) {
+			return new RateLimitConfigurationException("Invalid " + property + ": " + ex.getMessage(),
+					"Update " + property + " in your application's configuration.");
 		}
 
 	}

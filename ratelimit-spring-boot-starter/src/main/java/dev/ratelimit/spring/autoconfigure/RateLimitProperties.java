@@ -130,6 +130,14 @@ public class RateLimitProperties {
 		 */
 		private FailurePolicy failurePolicy = FailurePolicy.LOCAL;
 
+		/**
+		 * Connections of the Jedis executor's pool, hence decisions in Redis at once; a decision that finds
+		 * none free within the timeout falls to the failure policy. By default, the servlet container's most
+		 * request threads (server.tomcat.threads.max or server.jetty.threads.max), or the application's Jedis
+		 * pool size if larger.
+		 */
+		private @Nullable Integer poolSize;
+
 		public String getKeyPrefix() {
 			return this.keyPrefix;
 		}
@@ -152,6 +160,14 @@ public class RateLimitProperties {
 
 		public void setFailurePolicy(FailurePolicy failurePolicy) {
 			this.failurePolicy = failurePolicy;
+		}
+
+		public @Nullable Integer getPoolSize() {
+			return this.poolSize;
+		}
+
+		public void setPoolSize(@Nullable Integer poolSize) {
+			this.poolSize = poolSize;
 		}
 
 	}

@@ -24,9 +24,10 @@ import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
 /**
- * Builds a Jedis client for the same Redis as a {@link JedisConnectionFactory}, with the same credentials, TLS
- * and pool size, but with every wait (connecting, reading a reply, borrowing from the pool, following cluster
- * redirections) bounded by the rate limiter's timeout rather than the application's.
+ * Builds a Jedis client for the same Redis as a {@link JedisConnectionFactory}, with the same credentials and
+ * TLS, but with a pool of the rate limiter's size and every wait (connecting, reading a reply, borrowing from
+ * the pool, following cluster redirections) bounded by the rate limiter's timeout rather than the
+ * application's.
  */
 final class JedisClients {
 
@@ -36,10 +37,10 @@ final class JedisClients {
 	private JedisClients() {
 	}
 
-	static UnifiedJedis create(JedisConnectionFactory connectionFactory, Duration timeout) {
+	static UnifiedJedis create(JedisConnectionFactory connectionFactory, Duration timeout, int poolSize) {
 		JedisClientConfiguration client = connectionFactory.getClientConfiguration();
 		int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
-		ConnectionPoolConfig pool = pool(client, timeout);
+		ConnectionPoolConfig pool = pool(client, timeout, poolSize);
 		if (connectionFactory.isRedisClusterAware()) {
 			RedisClusterConfiguration cluster = Objects.requireNonNull(connectionFactory.getClusterConfiguration());
 			Integer redirects = cluster.getMaxRedirects();
@@ -61,15 +62,15 @@ final class JedisClients {
 				pool);
 	}
 
-	static ConnectionPoolConfig pool(JedisClientConfiguration client, Duration timeout) {
+	static ConnectionPoolConfig pool(JedisClientConfiguration client, Duration timeout, int size) {
 		ConnectionPoolConfig pool = new ConnectionPoolConfig();
+		pool.setMaxTotal(size);
+		// with Commons Pool's default of 8 idle connections, every burst would close the others and reopen them
+		pool.setMaxIdle(size);
 		if (client.isUsePooling()) {
-			client.getPoolConfig().ifPresent((configured) -> {
-				pool.setMaxTotal(configured.getMaxTotal());
-				pool.setMaxIdle(configured.getMaxIdle());
-				pool.setMinIdle(configured.getMinIdle());
-			});
+			client.getPoolConfig().ifPresent((configured) -> pool.setMinIdle(Math.min(configured.getMinIdle(), size)));
 		}
+		// a caller waits, up to the timeout, for a connection another caller returns
 		pool.setBlockWhenExhausted(true);
 		pool.setMaxWait(timeout);
 		return pool;

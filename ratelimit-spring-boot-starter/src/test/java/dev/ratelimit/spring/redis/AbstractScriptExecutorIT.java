@@ -1,14 +1,25 @@
 package dev.ratelimit.spring.redis;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
@@ -23,6 +34,7 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.redis.FailurePolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
+import dev.ratelimit.core.redis.ScriptNotSentException;
 import dev.ratelimit.core.testing.LocalRedisCluster;
 import dev.ratelimit.core.testing.LocalRedisSentinel;
 import dev.ratelimit.core.testing.RedisExtension;
@@ -33,8 +45,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What every executor of the starter must do, whatever its client: return the script's integers, load the
- * scripts again after a {@code SCRIPT FLUSH}, and decide on the primary a real Sentinel names and on every node
- * of a real Redis Cluster.
+ * scripts again after a {@code SCRIPT FLUSH}, decide on the primary a real Sentinel names and on every node of
+ * a real Redis Cluster; and, on a Redis process killed, hung or restarted, report the calls it did not send,
+ * send none of them later, and be back within a second of Redis.
  */
 @ExtendWith(RedisExtension.class)
 abstract class AbstractScriptExecutorIT {
@@ -43,12 +56,28 @@ abstract class AbstractScriptExecutorIT {
 
 	private static final String RUN = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
 
+	/** The store's default timeout, which a call waits for before the store gives up on it. */
+	static final Duration TIMEOUT = Duration.ofMillis(100);
+
+	/** How long a call may take where the test does not measure it, on a loaded machine. */
+	static final Duration PATIENCE = Duration.ofSeconds(5);
+
+	/** A script that touches no key, so that only the commands it is sent with are counted. */
+	static final String SCRIPT = "return {1}";
+
+	static final String SHA1 = sha1(SCRIPT);
+
 	final List<Throwable> failures = new ArrayList<>();
 
 	/**
-	 * Opens the executor under test on the given connection settings.
+	 * Opens the executor under test on the given connection settings, every wait of whose client, where the
+	 * client bounds waits itself, is {@code timeout}.
 	 */
-	abstract Connection connect(RedisConfiguration configuration);
+	abstract Connection connect(RedisConfiguration configuration, Duration timeout);
+
+	Connection connect(RedisConfiguration configuration) {
+		return connect(configuration, Duration.ofSeconds(10));
+	}
 
 	/** An executor and how to close what it runs on. */
 	record Connection(RedisScriptExecutor executor, Runnable closer) implements AutoCloseable {
@@ -71,6 +100,10 @@ abstract class AbstractScriptExecutorIT {
 			return cluster.apply(clusterConfiguration);
 		}
 		return standalone.apply((RedisStandaloneConfiguration) configuration);
+	}
+
+	static RedisStandaloneConfiguration standalone(RedisServerProcess server) {
+		return new RedisStandaloneConfiguration("127.0.0.1", server.port());
 	}
 
 	static RedisStandaloneConfiguration standalone(TestRedis redis) {
@@ -151,6 +184,211 @@ abstract class AbstractScriptExecutorIT {
 			for (RedisServerProcess node : cluster.nodes()) {
 				assertThat(node.command("DBSIZE")).as("keys on port %d", node.port()).isNotEqualTo(":0");
 			}
+		}
+	}
+
+	@Test
+	void rejectsCallsAtOnceWhileRedisIsDownRunsNoneOfThemLaterAndIsBackWithinASecond() throws Exception {
+		requireRedisServer();
+		try (RedisServerProcess server = RedisServerProcess.start();
+				Connection connection = connect(standalone(server), TIMEOUT)) {
+			RedisScriptExecutor executor = connection.executor();
+			until(executor, (outcome) -> outcome.reply() != null);
+			server.kill();
+			// a call sent on the connection open when Redis died may fail as an ordinary failure
+			List<Outcome> noticing = until(executor, Outcome::unreachable);
+			assertThat(noticing).hasSizeLessThanOrEqualTo(2)
+				.allSatisfy((outcome) -> assertThat(outcome.failure()).isNotNull());
+			// long enough for a reconnection delay growing unbounded, as Lettuce's default does, to reach seconds
+			List<Outcome> outage = new ArrayList<>();
+			long outageEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+			while (System.nanoTime() - outageEnd < 0 && outage.size() < 1000) {
+				outage.add(call(executor, TIMEOUT));
+				Thread.sleep(10);
+			}
+			// none waits for the timeout, and but for the machine's hiccups each fails in well under a millisecond
+			assertThat(outage).allSatisfy((outcome) -> {
+				assertThat(outcome.unreachable()).as("%s", outcome.failure()).isTrue();
+				assertThat(outcome.elapsed()).isLessThan(TIMEOUT);
+			});
+			assertThat(outage.stream().filter((outcome) -> outcome.elapsed().compareTo(TIMEOUT.dividedBy(10)) < 0))
+				.hasSizeGreaterThan(outage.size() * 9 / 10);
+			long restarting = System.nanoTime();
+			server.restart();
+			List<Outcome> recovering = until(executor, (outcome) -> outcome.reply() != null);
+			Duration recovery = Duration.ofNanos(System.nanoTime() - restarting);
+			System.out.printf("%s: first decision in Redis %d ms after it was started again%n",
+					getClass().getSimpleName(), recovery.toMillis());
+			assertThat(recovery).isLessThan(Duration.ofSeconds(1));
+			assertThat(recovering).allSatisfy(
+					(outcome) -> assertThat(outcome.unreachable()).as("%s", outcome.failure()).isTrue());
+			// the one call that succeeded found the restarted Redis without its scripts
+			assertThat(scriptCalls(server)).isEqualTo(new ScriptCalls(1, 1));
+			Thread.sleep(300);
+			assertThat(scriptCalls(server)).isEqualTo(new ScriptCalls(1, 1));
+		}
+	}
+
+	@Test
+	void failsTheCallsInFlightWhenRedisDiesAndNeverSendsThemAgain() throws Exception {
+		requireRedisServer();
+		try (RedisServerProcess server = RedisServerProcess.start();
+				Connection connection = connect(standalone(server), PATIENCE)) {
+			RedisScriptExecutor executor = connection.executor();
+			until(executor, (outcome) -> outcome.reply() != null);
+			server.pause();
+			// each on a thread of its own, as a blocking client waits on the caller's; on one connection, Lettuce
+			// fails the first of them with the reset connection, and must not keep the others for a replay. Jedis
+			// opens a connection for the others, whose handshake Redis never answers: those calls are not sent
+			List<CompletableFuture<Outcome>> inFlight = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				inFlight.add(CompletableFuture.supplyAsync(() -> call(executor, PATIENCE)));
+			}
+			Thread.sleep(200);
+			server.kill();
+			for (CompletableFuture<Outcome> call : inFlight) {
+				Outcome dropped = call.get(PATIENCE.toMillis() * 2, TimeUnit.MILLISECONDS);
+				assertThat(dropped.failure()).isNotNull();
+				assertThat(dropped.givenUp()).isFalse();
+			}
+			server.restart();
+			until(executor, (outcome) -> outcome.reply() != null);
+			assertThat(scriptCalls(server)).isEqualTo(new ScriptCalls(1, 1));
+		}
+	}
+
+	@Test
+	void runsACallSentBeforeRedisHungOnceItResumesAndNeverAgain() throws Exception {
+		requireRedisServer();
+		try (RedisServerProcess server = RedisServerProcess.start();
+				Connection connection = connect(standalone(server), TIMEOUT)) {
+			RedisScriptExecutor executor = connection.executor();
+			until(executor, (outcome) -> outcome.reply() != null);
+			ScriptCalls loaded = scriptCalls(server);
+			server.pause();
+			Outcome hung;
+			try {
+				hung = call(executor, TIMEOUT);
+			}
+			finally {
+				server.resume();
+			}
+			// written to the socket before the caller gave up on it: Lettuce's call cancelled, Jedis' read timed out
+			assertThat(hung.reply()).isNull();
+			assertThat(hung.failure()).isNotNull().isNotInstanceOf(ScriptNotSentException.class);
+			assertThat(hung.elapsed()).isLessThan(TIMEOUT.plusMillis(50));
+			ScriptCalls ran = new ScriptCalls(loaded.evalsha() + 1, loaded.eval());
+			awaitScriptCalls(server, ran);
+			Thread.sleep(300);
+			assertThat(scriptCalls(server)).isEqualTo(ran);
+			assertThat(call(executor, PATIENCE).reply()).containsExactly(1L);
+			assertThat(scriptCalls(server)).isEqualTo(new ScriptCalls(ran.evalsha() + 1, ran.eval()));
+		}
+	}
+
+	static void requireRedisServer() {
+		if (!RedisServerProcess.isAvailable()) {
+			TestRedis.skipOrFail("there is no redis-server on the PATH to kill and restart");
+		}
+	}
+
+	/**
+	 * Calls the executor until an outcome matches, a few milliseconds apart, for at most two seconds, and
+	 * returns the outcomes before it.
+	 */
+	static List<Outcome> until(RedisScriptExecutor executor, Predicate<Outcome> done) throws InterruptedException {
+		List<Outcome> before = new ArrayList<>();
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+		while (System.nanoTime() - deadline < 0) {
+			Outcome outcome = call(executor, Duration.ofSeconds(1));
+			if (done.test(outcome)) {
+				return before;
+			}
+			before.add(outcome);
+			Thread.sleep(5);
+		}
+		throw new AssertionError("No call came to the outcome expected in 2 s; the last ones: "
+				+ before.subList(Math.max(0, before.size() - 3), before.size()));
+	}
+
+	/**
+	 * Calls {@link #SCRIPT} and waits for the reply as the store does: at most {@code wait}, then cancelling
+	 * the call.
+	 */
+	static Outcome call(RedisScriptExecutor executor, Duration wait) {
+		long start = System.nanoTime();
+		CompletableFuture<List<Long>> reply = executor.execute(SHA1, SCRIPT, List.of("key"), List.of())
+			.toCompletableFuture();
+		try {
+			List<Long> values = reply.get(wait.toNanos(), TimeUnit.NANOSECONDS);
+			return new Outcome(values, null, false, Duration.ofNanos(System.nanoTime() - start));
+		}
+		catch (TimeoutException ex) {
+			reply.cancel(true);
+			return new Outcome(null, ex, true, Duration.ofNanos(System.nanoTime() - start));
+		}
+		catch (ExecutionException ex) {
+			return new Outcome(null, ex.getCause(), false, Duration.ofNanos(System.nanoTime() - start));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** What one call came to, and how long it took. */
+	record Outcome(@Nullable List<Long> reply, @Nullable Throwable failure, boolean givenUp, Duration elapsed) {
+
+		boolean unreachable() {
+			return this.failure instanceof ScriptNotSentException notSent
+					&& notSent.reason() == ScriptNotSentException.Reason.UNREACHABLE;
+		}
+
+	}
+
+	/** How many times Redis ran {@code EVALSHA} and {@code EVAL} since it started. */
+	record ScriptCalls(long evalsha, long eval) {
+
+	}
+
+	/** Reads {@code INFO commandstats} on a client of its own, which has nothing to replay. */
+	static ScriptCalls scriptCalls(RedisServerProcess server) {
+		RedisClient client = RedisClient.create(server.uri());
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			String info = connection.sync().info("commandstats");
+			return new ScriptCalls(calls(info, "evalsha"), calls(info, "eval"));
+		}
+		finally {
+			client.shutdown();
+		}
+	}
+
+	static void awaitScriptCalls(RedisServerProcess server, ScriptCalls expected) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+		ScriptCalls actual = scriptCalls(server);
+		while (!actual.equals(expected) && System.nanoTime() - deadline < 0) {
+			Thread.sleep(10);
+			actual = scriptCalls(server);
+		}
+		assertThat(actual).isEqualTo(expected);
+	}
+
+	private static long calls(String info, String command) {
+		String prefix = "cmdstat_" + command + ":calls=";
+		return info.lines()
+			.filter((line) -> line.startsWith(prefix))
+			.mapToLong((line) -> Long.parseLong(line.substring(prefix.length(), line.indexOf(',', prefix.length()))))
+			.findFirst()
+			.orElse(0);
+	}
+
+	static String sha1(String script) {
+		try {
+			return HexFormat.of()
+				.formatHex(MessageDigest.getInstance("SHA-1").digest(script.getBytes(StandardCharsets.UTF_8)));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException(ex);
 		}
 	}
 

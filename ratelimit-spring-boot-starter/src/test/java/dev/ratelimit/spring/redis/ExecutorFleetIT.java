@@ -65,8 +65,9 @@ class ExecutorFleetIT {
 
 			@Override
 			FleetScenario.Client open(TestRedis redis) {
+				// the pool the starter sizes by default for Tomcat's 200 request threads
 				JedisScriptExecutor executor = new JedisScriptExecutor(
-						new JedisConnectionFactory(AbstractScriptExecutorIT.standalone(redis)), DEFAULT_TIMEOUT);
+						new JedisConnectionFactory(AbstractScriptExecutorIT.standalone(redis)), DEFAULT_TIMEOUT, 200);
 				return new FleetScenario.Client(executor, executor);
 			}
 

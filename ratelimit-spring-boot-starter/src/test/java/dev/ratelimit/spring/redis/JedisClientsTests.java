@@ -29,7 +29,7 @@ class JedisClientsTests {
 			.poolConfig(applicationPool)
 			.build();
 		DefaultJedisClientConfig config = JedisClients.config(client, 150, null, RedisPassword.none(), 0);
-		ConnectionPoolConfig pool = JedisClients.pool(client, Duration.ofMillis(150));
+		ConnectionPoolConfig pool = JedisClients.pool(client, Duration.ofMillis(150), 8);
 		assertThat(config.getConnectionTimeoutMillis()).isEqualTo(150);
 		assertThat(config.getSocketTimeoutMillis()).isEqualTo(150);
 		assertThat(pool.getMaxWaitDuration()).isEqualTo(Duration.ofMillis(150));
@@ -37,25 +37,29 @@ class JedisClientsTests {
 	}
 
 	@Test
-	void keepsTheApplicationsCredentialsDatabaseNameAndPoolSize() {
-		JedisPoolConfig applicationPool = new JedisPoolConfig();
-		applicationPool.setMaxTotal(32);
-		applicationPool.setMaxIdle(16);
-		applicationPool.setMinIdle(2);
-		JedisClientConfiguration client = JedisClientConfiguration.builder()
-			.clientName("orders")
-			.usePooling()
-			.poolConfig(applicationPool)
-			.build();
+	void keepsTheApplicationsCredentialsDatabaseAndName() {
+		JedisClientConfiguration client = JedisClientConfiguration.builder().clientName("orders").build();
 		DefaultJedisClientConfig config = JedisClients.config(client, 100, "app", RedisPassword.of("secret"), 3);
-		ConnectionPoolConfig pool = JedisClients.pool(client, Duration.ofMillis(100));
 		assertThat(config.getUser()).isEqualTo("app");
 		assertThat(config.getPassword()).isEqualTo("secret");
 		assertThat(config.getDatabase()).isEqualTo(3);
 		assertThat(config.getClientName()).isEqualTo("orders");
 		assertThat(config.isSsl()).isFalse();
-		assertThat(pool.getMaxTotal()).isEqualTo(32);
-		assertThat(pool.getMaxIdle()).isEqualTo(16);
+	}
+
+	@Test
+	void keepsEveryConnectionOfThePoolSizeItIsGivenIdle() {
+		JedisPoolConfig applicationPool = new JedisPoolConfig();
+		applicationPool.setMaxTotal(32);
+		applicationPool.setMaxIdle(16);
+		applicationPool.setMinIdle(2);
+		JedisClientConfiguration client = JedisClientConfiguration.builder()
+			.usePooling()
+			.poolConfig(applicationPool)
+			.build();
+		ConnectionPoolConfig pool = JedisClients.pool(client, Duration.ofMillis(100), 200);
+		assertThat(pool.getMaxTotal()).isEqualTo(200);
+		assertThat(pool.getMaxIdle()).isEqualTo(200);
 		assertThat(pool.getMinIdle()).isEqualTo(2);
 	}
 

@@ -1,0 +1,104 @@
+package dev.ratelimit.spring.redis;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+import io.lettuce.core.resource.DefaultClientResources;
+
+import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.LettuceClientConfigurationBuilder;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Builds a Lettuce connection factory for the same Redis as an application's {@link LettuceConnectionFactory}
+ * (standalone, Unix socket, Sentinel or Cluster, with the same credentials, TLS, database, client name and
+ * command timeout), whose client the rate limiter alone uses: it rejects commands while disconnected instead of
+ * queueing them for replay, reconnects within {@link #MAX_RECONNECT_DELAY} of Redis accepting connections again,
+ * and gives up a connection attempt after at most {@link #MAX_CONNECT_TIMEOUT}.
+ */
+final class LettuceClients {
+
+	/** First wait before reconnecting, doubled after each failed attempt up to {@link #MAX_RECONNECT_DELAY}. */
+	static final Duration MIN_RECONNECT_DELAY = Duration.ofMillis(5);
+
+	/**
+	 * Longest wait between reconnection attempts, and so about the longest a restarted Redis waits for the
+	 * rate limiter: Lettuce's own default grows to 30 s.
+	 */
+	static final Duration MAX_RECONNECT_DELAY = Duration.ofMillis(200);
+
+	/**
+	 * Longest a connection attempt may take. A Redis that drops connection attempts holds up each reconnection
+	 * this long; one that takes longer to connect to answers no decision within a rate limiter's timeout anyway.
+	 */
+	static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(1);
+
+	private LettuceClients() {
+	}
+
+	/** Client resources of the rate limiter's own, to shut down once its connection factory is destroyed. */
+	static ClientResources resources() {
+		return DefaultClientResources.builder()
+			.reconnectDelay(Delay.exponential(MIN_RECONNECT_DELAY, MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
+			.build();
+	}
+
+	/** A factory, not yet started, on the given resources for the Redis that {@code application} reaches. */
+	static LettuceConnectionFactory create(LettuceConnectionFactory application, ClientResources resources) {
+		return new LettuceConnectionFactory(configuration(application),
+				clientConfiguration(application.getClientConfiguration(), resources));
+	}
+
+	private static RedisConfiguration configuration(LettuceConnectionFactory application) {
+		if (application.getClusterConfiguration() != null) {
+			return application.getClusterConfiguration();
+		}
+		if (application.getSentinelConfiguration() != null) {
+			return application.getSentinelConfiguration();
+		}
+		if (application.getSocketConfiguration() != null) {
+			return application.getSocketConfiguration();
+		}
+		return application.getStandaloneConfiguration();
+	}
+
+	static LettuceClientConfiguration clientConfiguration(LettuceClientConfiguration application,
+			ClientResources resources) {
+		LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder();
+		if (application.isUseSsl()) {
+			LettuceClientConfiguration.LettuceSslClientConfigurationBuilder ssl = builder.useSsl()
+				.verifyPeer(application.getVerifyMode());
+			if (application.isStartTls()) {
+				ssl.startTls();
+			}
+			builder = ssl.and();
+		}
+		application.getClientName().ifPresent(builder::clientName);
+		application.getReadFrom().ifPresent(builder::readFrom);
+		application.getRedisCredentialsProviderFactory().ifPresent(builder::redisCredentialsProviderFactory);
+		return builder.clientResources(resources)
+			.clientOptions(clientOptions(application.getClientOptions().orElseGet(ClientOptions::create)))
+			.commandTimeout(application.getCommandTimeout())
+			.shutdownTimeout(application.getShutdownTimeout())
+			.shutdownQuietPeriod(application.getShutdownQuietPeriod())
+			.build();
+	}
+
+	/** The application's options (cluster options stay cluster options), with the rate limiter's reconnection. */
+	static ClientOptions clientOptions(ClientOptions application) {
+		SocketOptions socket = application.getSocketOptions();
+		Duration connectTimeout = (socket.getConnectTimeout().compareTo(MAX_CONNECT_TIMEOUT) < 0)
+				? socket.getConnectTimeout() : MAX_CONNECT_TIMEOUT;
+		return application.mutate()
+			.autoReconnect(true)
+			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+			.socketOptions(socket.mutate().connectTimeout(connectTimeout).build())
+			.build();
+	}
+
+}
