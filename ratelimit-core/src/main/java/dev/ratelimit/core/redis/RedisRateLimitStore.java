@@ -152,6 +152,16 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		return this.detector.failing() != null;
 	}
 
+	/**
+	 * Returns how many instances share this store's quotas, as its last heartbeat counted them: 1 until a
+	 * heartbeat has answered. Under {@link FailurePolicy#LOCAL} each enforces its share of every limit while
+	 * Redis is away.
+	 * @return the size of the fleet, at least 1
+	 */
+	public int fleetSize() {
+		return this.fleet.size();
+	}
+
 	/** The limiters of policies decided together, whose names tell their keys apart. */
 	private List<RedisLimiter> limiters(List<RateLimitPolicy> policies) {
 		Set<String> names = new HashSet<>();

@@ -212,13 +212,19 @@ public final class RateLimitAutoConfiguration {
 			return new MicrometerRateLimitMetrics(registries, properties.getStore().name().toLowerCase(Locale.ROOT));
 		}
 
-		/** {@code ratelimit.store.failing}: 1 while the Redis store's failure policy decides every request. */
+		/**
+		 * {@code ratelimit.store.failing}: 1 while the Redis store's failure policy decides every request; and
+		 * {@code ratelimit.fleet.instances}: how many instances share its quotas.
+		 */
 		@Bean
 		MeterBinder rateLimitStoreFailingMetrics(ObjectProvider<RateLimitStore> store) {
 			return (registry) -> store.ifAvailable((available) -> {
 				if (available instanceof RedisRateLimitStore redis) {
 					Gauge.builder("ratelimit.store.failing", redis, (failing) -> failing.isFailing() ? 1 : 0)
 						.description("Whether Redis is failing and the failure policy decides every request")
+						.register(registry);
+					Gauge.builder("ratelimit.fleet.instances", redis, RedisRateLimitStore::fleetSize)
+						.description("Instances sharing the Redis store's quotas, as the last heartbeat counted them")
 						.register(registry);
 				}
 			});

@@ -195,11 +195,11 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
-	void publishesWhetherRedisIsFailingAsAGauge() {
+	void publishesWhetherRedisIsFailingAndTheFleetSizeAsGauges() {
 		AtomicBoolean reachable = new AtomicBoolean();
 		this.runner.withBean(RedisScriptExecutor.class, () -> (sha1, script, keys, args) -> reachable.get()
 				? CompletableFuture.completedFuture((keys.size() == 1 && keys.get(0).endsWith("fleet"))
-						? List.of(1L, 1_764_000_000L, 0L) : List.of(1L, 0L, 0L, 1L, 0L, 0L, 0L, 0L))
+						? List.of(3L, 1_764_000_000L, 0L) : List.of(1L, 0L, 0L, 1L, 0L, 0L, 0L, 0L))
 				: CompletableFuture.failedFuture(
 						new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE, "refused", null)))
 			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.failure-policy=allow")
@@ -210,9 +210,13 @@ class RateLimitAutoConfigurationTests {
 					.limiter(RateLimitPolicy.of("api", Algorithm.GCRA, 1, Duration.ofSeconds(1)));
 				limiter.decide("client");
 				assertThat(registry.get("ratelimit.store.failing").gauge().value()).isOne();
+				assertThat(registry.get("ratelimit.fleet.instances").gauge().value()).isOne();
 				reachable.set(true);
 				limiter.decide("client");
 				assertThat(registry.get("ratelimit.store.failing").gauge().value()).isZero();
+				// the heartbeat the warm-up sent could not count the fleet; one that answers does
+				context.getBean(RedisRateLimitStore.class).warmUp(List.of()).join();
+				assertThat(registry.get("ratelimit.fleet.instances").gauge().value()).isEqualTo(3.0);
 			});
 	}
 
