@@ -110,11 +110,13 @@ final class RedisContender implements AutoCloseable {
 				executor = new LettuceExecutor(connection.async());
 			}
 			String algorithm = contender.replace("-spring", "").replace("-jedis", "");
-			dev.ratelimit.core.RateLimiter ours = RedisRateLimitStore.builder(executor)
+			RedisRateLimitStore store = RedisRateLimitStore.builder(executor)
 				.timeout(Duration.ofSeconds(10))
 				.onFailure((policies, cause) -> fallbacks.incrementAndGet())
-				.build()
-				.limiter(Load.ALLOWED.policy(Algorithm.valueOf(algorithm)));
+				.build();
+			// closed first: it leaves the fleet while its connection is still open
+			resources.add(0, store);
+			dev.ratelimit.core.RateLimiter ours = store.limiter(Load.ALLOWED.policy(Algorithm.valueOf(algorithm)));
 			limiter = (key, bytes) -> ours.tryAcquire(key);
 		}
 		return new RedisContender(limiter, resources, fallbacks);

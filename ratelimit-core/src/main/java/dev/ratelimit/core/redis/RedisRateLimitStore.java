@@ -11,10 +11,10 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -63,6 +63,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private static final System.Logger logger = System.getLogger(RedisRateLimitStore.class.getName());
 
+	private static final long CLOSE_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
 	private final ScriptCaller caller;
 
 	private final DecisionCalls calls;
@@ -105,14 +107,20 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.fallback = new Fallback(builder.failurePolicy, local, this.fleet::size);
 		this.listener = builder.listener;
 		this.ownScheduler = builder.scheduler == null;
-		this.scheduler = (builder.scheduler != null) ? builder.scheduler
-				: Executors.newSingleThreadScheduledExecutor((task) -> {
-					Thread thread = new Thread(task, "ratelimit-redis-heartbeat");
-					thread.setDaemon(true);
-					return thread;
-				});
+		this.scheduler = (builder.scheduler != null) ? builder.scheduler : ownScheduler();
 		this.failureLog = new FailureLog(logger, builder.failurePolicy, builder.ticker,
 				this.ownScheduler ? this.scheduler : Runnable::run);
+	}
+
+	/** One daemon thread for the heartbeat and the log; what is queued when the store closes is still written. */
+	private static ScheduledExecutorService ownScheduler() {
+		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, "ratelimit-redis-heartbeat");
+			thread.setDaemon(true);
+			return thread;
+		});
+		scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+		return scheduler;
 	}
 
 	/**
@@ -276,7 +284,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	/**
 	 * Stops the heartbeat and leaves the fleet, waiting for Redis at most the timeout, so that the other
-	 * instances count this one out at once. Decisions made after closing still work, without a heartbeat.
+	 * instances count this one out at once, and writes the log lines still queued. Decisions made after closing
+	 * still work, without a heartbeat, and log on the thread that failed.
 	 */
 	@Override
 	public void close() {
@@ -285,15 +294,22 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		if (next != null) {
 			next.cancel(false);
 		}
-		if (this.ownScheduler) {
-			this.scheduler.shutdownNow();
-		}
 		if (this.heartbeatStarted.get()) {
 			try {
 				this.fleet.leave();
 			}
 			catch (ScriptCaller.CallFailure failure) {
 				// its membership expires by itself within three heartbeats
+			}
+		}
+		if (this.ownScheduler) {
+			this.scheduler.shutdown();
+			try {
+				// a heartbeat under way, or log lines still to write
+				this.scheduler.awaitTermination(this.caller.timeoutNanos() + CLOSE_GRACE_NANOS, TimeUnit.NANOSECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
 			}
 		}
 	}
