@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import dev.ratelimit.core.redis.RedisRateLimitStore;
+import dev.ratelimit.core.testing.LogRecorder;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
 import io.lettuce.core.RedisURI;
@@ -43,12 +44,12 @@ class RedisContendersIT {
 			closed = socket.getLocalPort();
 		}
 		// Jedis connects on the first call: the store falls back to its local decision, which allows
-		try (CapturedJulRecords log = new CapturedJulRecords(RedisRateLimitStore.class.getName())) {
+		try (LogRecorder log = LogRecorder.record(RedisRateLimitStore.class.getName())) {
 			assertThatIllegalStateException()
 				.isThrownBy(() -> InterleavedLatency.medians(closed, new String[] { "GCRA-jedis" }, 0, 1))
 				.withMessageContaining("without Redis");
-			assertThat(log.records()).isNotEmpty()
-				.allSatisfy((record) -> assertThat(record.getMessage()).contains("the LOCAL failure policy"));
+			assertThat(log.messages()).isNotEmpty()
+				.allSatisfy((message) -> assertThat(message).contains("the LOCAL failure policy"));
 		}
 	}
 

@@ -1,5 +1,6 @@
 package dev.ratelimit.core.testing;
 
+import java.io.PrintStream;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,6 +76,19 @@ public final class LogRecorder implements AutoCloseable {
 	 */
 	public List<String> messages() {
 		return this.recording.lines().stream().map(LogRecord::getMessage).toList();
+	}
+
+	/**
+	 * Prints every line recorded so far, with its level and stack trace, as the test output would have shown it.
+	 * @param out where to print
+	 */
+	public void print(PrintStream out) {
+		for (LogRecord line : this.recording.lines()) {
+			out.println(line.getLevel() + ": " + line.getMessage());
+			if (line.getThrown() != null) {
+				line.getThrown().printStackTrace(out);
+			}
+		}
 	}
 
 	/** The {@code System.Logger} level that {@code java.util.logging} received as this record's level. */

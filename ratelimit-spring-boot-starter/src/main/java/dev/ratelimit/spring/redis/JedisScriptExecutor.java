@@ -58,7 +58,7 @@ public final class JedisScriptExecutor implements RedisScriptExecutor, AutoClose
 
 	private final long timeoutNanos;
 
-	private boolean closed;
+	private volatile boolean closed;
 
 	/**
 	 * Creates an executor on the given client, whose own timeouts bound each call; closing the executor leaves
@@ -107,6 +107,11 @@ public final class JedisScriptExecutor implements RedisScriptExecutor, AutoClose
 
 	@Override
 	public CompletionStage<List<Long>> execute(String sha1, String script, List<String> keys, List<String> args) {
+		if (this.closed) {
+			// a closed executor opens nothing again, whoever still calls it
+			return CompletableFuture.failedFuture(
+					new ScriptNotSentException(Reason.UNREACHABLE, "The Redis executor is closed", null));
+		}
 		try {
 			UnifiedJedis jedis = client();
 			Object reply;

@@ -8,11 +8,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
-import java.util.logging.LogRecord;
 
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
+import dev.ratelimit.core.testing.LogRecorder;
 import dev.ratelimit.spring.KeyResolver;
 import dev.ratelimit.spring.RateLimitExceededHandler;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -370,11 +370,11 @@ class RateLimitInterceptorTests {
 					"spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + closedPort)
 			.run((context) -> {
 				MockMvcTester mvc = MockMvcTester.from(context);
-				try (CapturedJulRecords log = new CapturedJulRecords(RedisRateLimitStore.class.getName())) {
+				try (LogRecorder log = LogRecorder.record(RedisRateLimitStore.class.getName())) {
 					assertThat(mvc.get().uri("/gcra")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
 					// written off the request thread: that Redis is failing, and the decision it did not make
-					await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(log.records()).hasSize(2));
-					assertThat(log.records()).extracting(LogRecord::getMessage)
+					await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(log.lines()).isEqualTo(2));
+					assertThat(log.messages())
 						.allSatisfy((message) -> assertThat(message).contains("the DENY failure policy"));
 				}
 				MeterRegistry registry = context.getBean(MeterRegistry.class);

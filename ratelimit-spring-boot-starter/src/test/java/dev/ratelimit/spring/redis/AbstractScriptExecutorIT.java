@@ -20,6 +20,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
@@ -37,6 +38,7 @@ import dev.ratelimit.core.redis.RedisScriptExecutor;
 import dev.ratelimit.core.redis.ScriptNotSentException;
 import dev.ratelimit.core.testing.LocalRedisCluster;
 import dev.ratelimit.core.testing.LocalRedisSentinel;
+import dev.ratelimit.core.testing.OpenStores;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.RedisServerProcess;
 import dev.ratelimit.core.testing.TestRedis;
@@ -68,6 +70,8 @@ abstract class AbstractScriptExecutorIT {
 	static final String SHA1 = sha1(SCRIPT);
 
 	final List<Throwable> failures = new ArrayList<>();
+
+	private final OpenStores open = new OpenStores();
 
 	/**
 	 * Opens the executor under test on the given connection settings, every wait of whose client, where the
@@ -156,7 +160,8 @@ abstract class AbstractScriptExecutorIT {
 			}
 			assertThat(allowed).containsExactly(true, true, true, false);
 			assertThat(this.failures).isEmpty();
-			assertThat(sentinel.primary().command("DBSIZE")).isEqualTo(":1");
+			// the client's key, and the fleet's members
+			assertThat(sentinel.primary().command("DBSIZE")).isEqualTo(":2");
 		}
 	}
 
@@ -394,12 +399,17 @@ abstract class AbstractScriptExecutorIT {
 
 	/** A store that denies whenever Redis does not decide, and records why. */
 	RedisRateLimitStore store(RedisScriptExecutor executor, String name) {
-		return RedisRateLimitStore.builder(executor)
+		return this.open.track(RedisRateLimitStore.builder(executor)
 			.keyPrefix(getClass().getSimpleName() + ":" + name + ":" + RUN + ":")
 			.timeout(Duration.ofSeconds(10))
 			.failurePolicy(FailurePolicy.DENY)
 			.onFailure((policies, cause) -> this.failures.add(cause))
-			.build();
+			.build());
+	}
+
+	@AfterEach
+	void closeStores() {
+		this.open.closeAll();
 	}
 
 }
