@@ -13,8 +13,10 @@ import java.util.Map;
 import dev.ratelimit.core.Algorithm;
 
 /**
- * The Lua scripts, read once from {@code META-INF/ratelimit/lua/}: one per algorithm, the stacked script
- * generated from them, and the fleet's heartbeat.
+ * The Lua scripts, read once from {@code META-INF/ratelimit/lua/}, where the build puts them together from the
+ * pieces in {@code src/main/lua}: one per algorithm (its part, {@code time.lua} and {@code entry.lua}), the
+ * stacked script generated from the algorithms' parts, {@code time.lua} and {@code stacked.lua}, and the fleet's
+ * heartbeat.
  */
 final class RedisScripts {
 
@@ -33,7 +35,7 @@ final class RedisScripts {
 
 	private RedisScripts() {
 		StringBuilder stacked = new StringBuilder(
-				"-- Generated from the six algorithm scripts and stacked.lua: see stacked.lua\n\nlocal algorithms = {}\n");
+				"-- Generated from the six algorithm scripts, time.lua and stacked.lua: see stacked.lua\n\nlocal algorithms = {}\n");
 		for (Algorithm algorithm : Algorithm.values()) {
 			String source = read(fileName(algorithm) + ".lua");
 			this.standalone.put(algorithm, new Script(source));
@@ -47,7 +49,9 @@ final class RedisScripts {
 				.append(fileName(algorithm))
 				.append("'] = algorithm\nend\n");
 		}
-		stacked.append('\n').append(read("stacked.lua"));
+		String time = read("time.lua");
+		// below the entry point line, which it starts with, time.lua holds what every entry shares
+		stacked.append(time, time.indexOf('\n') + 1, time.length()).append('\n').append(read("stacked.lua"));
 		this.stacked = new Script(stacked.toString());
 	}
 

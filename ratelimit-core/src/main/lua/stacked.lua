@@ -3,10 +3,11 @@ Stacked limits: one request of one client decided under several policies at once
 request passes only if every policy admits it; a request that one policy refuses takes nothing from the
 others.
 
-Not runnable as is: the store generates the stacked script by placing, before this driver, the part of
-each algorithm's script above its entry point, each in its own block that ends with
+Not runnable as is: the store generates the stacked script by placing, before this driver, each algorithm's
+part (src/main/lua/<algorithm>.lua), each in its own block that ends with
   algorithms['<file name without .lua>'] = algorithm
-(see docs/redis.md). The algorithms' own code is thereby exactly the code of the standalone scripts.
+then time.lua, which every entry shares (see docs/redis.md). The algorithms' own code is thereby exactly the
+code of the standalone scripts.
 
 Calling convention:
   KEYS[i]  the state key of policy i; all keys of one client share a hash tag, so one slot in a cluster
@@ -19,33 +20,9 @@ Calling convention:
 Returns: eight integers per policy, in the order of KEYS, as the standalone scripts return them.
 ]]
 
-local function number(i, name)
-  local value = tonumber(ARGV[i])
-  if value == nil then
-    error('ARGV[' .. i .. '] (' .. name .. ') must be an integer, was "' .. tostring(ARGV[i]) .. '"')
-  end
-  return value
-end
-
-local now, deadline = ARGV[1], ARGV[2 + 6 * #KEYS]
-local clock
-if now == nil or now == '' or (deadline ~= nil and deadline ~= '') then
-  -- Redis 3.2 to 4 refuse writes after TIME unless the script replicates its effects
-  if redis.replicate_commands then
-    redis.replicate_commands()
-  end
-  local time = redis.call('TIME')
-  clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
-end
--- a call that reaches Redis after its caller stopped waiting takes nothing: the caller decided without it
-if deadline ~= nil and deadline ~= '' and clock > number(2 + 6 * #KEYS, 'deadline') then
-  return redis.error_reply(string.format('LATE the caller stopped waiting at %d, Redis ran the call at %d',
-    number(2 + 6 * #KEYS, 'deadline'), clock))
-end
-if now == nil or now == '' then
-  now = clock
-else
-  now = number(1, 'now')
+local now, late = decision_time(1, 2 + 6 * #KEYS)
+if late then
+  return late
 end
 
 local chosen, states = {}, {}

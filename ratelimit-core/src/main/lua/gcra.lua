@@ -1,15 +1,14 @@
 --[[
-Token bucket: a bucket of `burst` tokens, refilled at `limit` tokens per `window`, starting full. A request
-takes `cost` tokens if the bucket holds that many.
+GCRA, the generic cell rate algorithm: every request moves a theoretical arrival time (TAT) one emission
+interval T = window / limit into the future; a request is refused while TAT - now would exceed the
+tolerance tau = T * (burst - cost), so `burst` requests may arrive at once and then one per T.
 
-State: one string, the instant at which the bucket is full again, as "micros" or "micros:ticks" (see
-below). The tokens at `now` are burst - (full - now) / interval, so one number is all a bucket needs, and
-the decisions are exactly those of GCRA.
+State: one string, the TAT, as "micros" or "micros:ticks" (see below). The decisions are exactly those of
+the token bucket, whose "bucket full again" instant is the TAT.
 
-Time is counted in integer microseconds; the refill interval window / limit is kept exact by counting in
-ticks of 1/scale microsecond, scale = limit / gcd(window, limit), interval = window / gcd(window, limit)
-ticks. Lua numbers are doubles, exact up to 2^53; the policies are validated so that every value here
-stays below it.
+Time is counted in integer microseconds; T is kept exact by counting in ticks of 1/scale microsecond,
+scale = limit / gcd(window, limit), T = window / gcd(window, limit) ticks. Lua numbers are doubles, exact
+up to 2^53; the policies are validated so that every value here stays below it.
 
 Calling convention, the same for all six scripts (docs/redis.md):
   KEYS[1]  the state key; the script touches no other key
@@ -69,14 +68,15 @@ end
 local function save(s)
   local whole = floor_div(s.ahead, s.scale)
   local ticks = s.ahead - whole * s.scale
-  local full = s.now + whole
+  local tat = s.now + whole
   if ticks > 0 then
-    full = string.format('%d:%d', full, ticks)
+    tat = string.format('%d:%d', tat, ticks)
   end
   -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
-  redis.call('SET', s.key, full, 'PX', ttl_ms(ceil_div(s.ahead, s.scale)))
+  redis.call('SET', s.key, tat, 'PX', ttl_ms(ceil_div(s.ahead, s.scale)))
 end
 
+-- s.ahead is max(TAT - now, 0) in ticks.
 function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   local g = gcd(window, limit)
   local s = { key = key, limit = limit, burst = burst, cost = cost, now = now,
@@ -84,20 +84,18 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   -- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
   local stored = redis.pcall('GET', key)
   if type(stored) == 'string' then
-    local full, ticks = tonumber(stored), 0
-    if not full then
-      full, ticks = string.match(stored, '^(-?%d+):(%d+)$')
-      full, ticks = tonumber(full), tonumber(ticks)
+    local tat, ticks = tonumber(stored), 0
+    if not tat then
+      tat, ticks = string.match(stored, '^(-?%d+):(%d+)$')
+      tat, ticks = tonumber(tat), tonumber(ticks)
     end
-    if full and full >= now then
-      -- ticks until the bucket is full
-      s.ahead = (full - now) * s.scale + ticks
+    if tat and tat >= now then
+      s.ahead = (tat - now) * s.scale + ticks
       local most = burst * s.interval
       if s.ahead > most then
-        -- no clock running forward puts the full-again instant beyond now + burst x interval (an empty
-        -- bucket's): Redis' clock stepped back, or a larger policy of the same name wrote it. Written back
-        -- at once, even for a denied request, so that the key holds the client no longer than the
-        -- retry-after it reports.
+        -- no clock running forward puts the TAT beyond now + burst x T (an empty bucket's): Redis' clock
+        -- stepped back, or a larger policy of the same name wrote it. Written back at once, even for a
+        -- denied request, so that the key holds the client no longer than the retry-after it reports.
         s.ahead = most
         save(s)
       end
@@ -110,6 +108,7 @@ function algorithm.admits(s)
   return s.ahead <= (s.burst - s.cost) * s.interval
 end
 
+-- TAT = max(TAT, now) + cost * T
 function algorithm.take(s)
   s.ahead = s.ahead + s.cost * s.interval
   save(s)
@@ -125,42 +124,3 @@ function algorithm.reply(s, allowed)
   return { allowed and 1 or 0, remaining, retry, reset, 0, retry_ns, reset_ns, 0 }
 end
 
--- === entry point: the stacked script keeps only what is above this line ===
-
-local function number(i, name)
-  local value = tonumber(ARGV[i])
-  if value == nil then
-    error('ARGV[' .. i .. '] (' .. name .. ') must be an integer, was "' .. tostring(ARGV[i]) .. '"')
-  end
-  return value
-end
-
-local now, deadline = ARGV[5], ARGV[7]
-local clock
-if now == nil or now == '' or (deadline ~= nil and deadline ~= '') then
-  -- Redis 3.2 to 4 refuse writes after TIME unless the script replicates its effects
-  if redis.replicate_commands then
-    redis.replicate_commands()
-  end
-  local time = redis.call('TIME')
-  clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
-end
--- a call that reaches Redis after its caller stopped waiting (Redis paused or hung meanwhile) takes nothing:
--- the caller has already decided without it
-if deadline ~= nil and deadline ~= '' and clock > number(7, 'deadline') then
-  return redis.error_reply(string.format('LATE the caller stopped waiting at %d, Redis ran the call at %d',
-    number(7, 'deadline'), clock))
-end
-if now == nil or now == '' then
-  now = clock
-else
-  now = number(5, 'now')
-end
-
-local s = algorithm.load(KEYS[1], number(1, 'limit'), number(2, 'window'), number(3, 'burst'),
-  number(4, 'cost'), tonumber(ARGV[6]) or 0, now)
-local allowed = algorithm.admits(s)
-if allowed then
-  algorithm.take(s)
-end
-return algorithm.reply(s, allowed)
