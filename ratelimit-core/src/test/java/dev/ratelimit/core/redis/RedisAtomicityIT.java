@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,6 +24,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.testing.FailLoudly;
+import dev.ratelimit.core.testing.OpenStores;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
 
@@ -35,6 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(RedisExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisAtomicityIT {
+
+	private final OpenStores open = new OpenStores();
 
 	private static final String RUN = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
 
@@ -68,6 +73,11 @@ class RedisAtomicityIT {
 		this.redis = redis;
 	}
 
+
+	@AfterEach
+	void closeStores() {
+		this.open.closeAll();
+	}
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void allowsExactlyTheLimitToConcurrentRequests(Algorithm algorithm) throws Exception {
@@ -101,14 +111,12 @@ class RedisAtomicityIT {
 	}
 
 	private RedisRateLimitStore store(CountingExecutor executor) {
-		return RedisRateLimitStore.builder(executor)
+		return this.open.track(RedisRateLimitStore.builder(executor)
 			.keyPrefix("atomicity:" + RUN + ":" + this.stores.incrementAndGet() + ":")
 			.timeout(Duration.ofSeconds(10))
 			.failurePolicy(FailurePolicy.DENY)
-			.onFailure((policies, cause) -> {
-				throw new AssertionError("Redis failed", cause);
-			})
-			.build();
+			.onFailure(FailLoudly.ON_REDIS_FAILURE)
+			.build());
 	}
 
 	private int race(Function<String, Boolean> request) throws Exception {

@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import io.lettuce.core.api.sync.RedisCommands;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -22,6 +23,8 @@ import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.testing.FailLoudly;
+import dev.ratelimit.core.testing.OpenStores;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
 
@@ -36,6 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @ExtendWith(RedisExtension.class)
 class RedisClockStepIT {
+
+	private final OpenStores open = new OpenStores();
 
 	private static final String RUN = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
 
@@ -79,6 +84,11 @@ class RedisClockStepIT {
 		return policies.stream();
 	}
 
+
+	@AfterEach
+	void closeStores() {
+		this.open.closeAll();
+	}
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("policies")
 	void holdsAClientAtMostOneWindowAfterRedisStepsBackAnHour(RateLimitPolicy policy) {
@@ -150,15 +160,13 @@ class RedisClockStepIT {
 	}
 
 	private RedisRateLimitStore store(ManualTimeSource clock) {
-		return RedisRateLimitStore.builder(this.redis.executor())
+		return this.open.track(RedisRateLimitStore.builder(this.redis.executor())
 			.keyPrefix(this.prefix)
 			.timeSource(clock)
 			.timeout(Duration.ofSeconds(10))
 			.failurePolicy(FailurePolicy.DENY)
-			.onFailure((policies, cause) -> {
-				throw new AssertionError("Redis failed", cause);
-			})
-			.build();
+			.onFailure(FailLoudly.ON_REDIS_FAILURE)
+			.build());
 	}
 
 	private String key(RateLimitPolicy policy) {

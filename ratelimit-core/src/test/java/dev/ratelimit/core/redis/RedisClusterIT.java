@@ -7,6 +7,7 @@ import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,7 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.testing.LettuceScriptExecutor;
 import dev.ratelimit.core.testing.LocalRedisCluster;
+import dev.ratelimit.core.testing.OpenStores;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.RedisServerProcess;
 import dev.ratelimit.core.testing.TestRedis;
@@ -33,6 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(RedisExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisClusterIT {
+
+	private final OpenStores open = new OpenStores();
 
 	private static final String RUN = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
 
@@ -66,6 +70,11 @@ class RedisClusterIT {
 		}
 	}
 
+
+	@AfterEach
+	void closeStores() {
+		this.open.closeAll();
+	}
 	@Test
 	void decidesKeysOnEverySlotAsASingleRedis() {
 		ManualTimeSource clusterClock = new ManualTimeSource();
@@ -99,13 +108,13 @@ class RedisClusterIT {
 	}
 
 	private RateLimitStore store(RedisScriptExecutor executor, ManualTimeSource clock, String prefix) {
-		return RedisRateLimitStore.builder(executor)
+		return this.open.track(RedisRateLimitStore.builder(executor)
 			.keyPrefix(prefix)
 			.timeSource(clock)
 			.timeout(Duration.ofSeconds(10))
 			.failurePolicy(FailurePolicy.DENY)
 			.onFailure((policies, cause) -> this.failures.add(cause))
-			.build();
+			.build());
 	}
 
 }

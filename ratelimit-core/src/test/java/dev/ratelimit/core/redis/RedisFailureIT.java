@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.testing.LettuceScriptExecutor;
+import dev.ratelimit.core.testing.OpenStores;
 import dev.ratelimit.core.testing.RedisServerProcess;
 import dev.ratelimit.core.testing.TestRedis;
 
@@ -38,6 +40,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisFailureIT {
+
+	private final OpenStores open = new OpenStores();
 
 	private static final RateLimitPolicy FIVE_PER_HOUR = RateLimitPolicy.of("api", Algorithm.TOKEN_BUCKET, 5,
 			Duration.ofHours(1));
@@ -81,15 +85,20 @@ class RedisFailureIT {
 	}
 
 	private RedisRateLimitStore store(FailurePolicy failurePolicy) {
-		return RedisRateLimitStore.builder(this.executor)
+		return this.open.track(RedisRateLimitStore.builder(this.executor)
 			.failurePolicy(failurePolicy)
 			.onFailure((policies, cause) -> {
 				this.failure.set(cause);
 				this.failures.incrementAndGet();
 			})
-			.build();
+			.build());
 	}
 
+
+	@AfterEach
+	void closeStores() {
+		this.open.closeAll();
+	}
 	@ParameterizedTest
 	@EnumSource(FailurePolicy.class)
 	void decidesByTheFailurePolicyWhileRedisIsStoppedUnderLoad(FailurePolicy failurePolicy) throws Exception {
