@@ -99,7 +99,8 @@ final class FailureLog {
 					total += count;
 				}
 			}
-			log(Level.WARNING, "Redis did not decide " + total + " requests since the last report (" + counts
+			log(Level.WARNING, "Redis did not decide " + total + ((total == 1) ? " request" : " requests")
+					+ " since the last report (" + counts
 					+ "); the " + this.policy + " failure policy decided them. Last failure: " + cause, cause, now);
 		}
 	}

@@ -49,7 +49,7 @@ class FailureLogTests {
 		assertThat(this.logger.lines).extracting((line) -> line.message)
 			.containsExactly(
 					"Redis is failing; the LOCAL failure policy decides every request until Redis answers again",
-					"Redis did not decide 1 requests since the last report (1 not answered in time); the LOCAL failure"
+					"Redis did not decide 1 request since the last report (1 not answered in time); the LOCAL failure"
 							+ " policy decided them. Last failure: java.util.concurrent.TimeoutException: late",
 					"Redis did not decide 42 requests since the last report (42 with Redis unreachable); the LOCAL"
 							+ " failure policy decided them. Last failure: java.lang.IllegalStateException: refused",
