@@ -67,8 +67,10 @@ final class LocalDenials {
 		if (this.byKey.size() >= MAX_KEYS) {
 			evict(now);
 		}
+		// copied: the caller receives the same decisions and may change the list
+		List<Decision> reply = List.copyOf(decisions);
 		this.byKey.compute(key, (k, kept) -> (this.forgets.get() != epoch) ? kept
-				: new Denial(limiters, decisions, sent, valid, others(kept, limiters, now)));
+				: new Denial(limiters, reply, sent, valid, others(kept, limiters, now)));
 	}
 
 	/** Drops every denial kept for {@code key}. */
