@@ -32,8 +32,8 @@ import dev.ratelimit.core.memory.InMemoryRateLimitStore;
  * A {@link RateLimitStore} that keeps every key's state in Redis, shared by every instance that uses the same
  * Redis and key prefix.
  * <p>
- * Each decision is exactly one Lua script call, atomic in Redis: one key per policy, or one call over the
- * keys of all policies for {@link #decideAll stacked limits}. The scripts make the same decisions as the
+ * Each decision that Redis makes is exactly one Lua script call, atomic in Redis: one key per policy, or one
+ * call over the keys of all policies for {@link #decideAll stacked limits}. The scripts make the same decisions as the
  * {@link InMemoryRateLimitStore}, with the same integer arithmetic. A client's keys are
  * {@code <prefix>{<client key>}:<policy name>}: the braces are a Redis Cluster hash tag, so that the keys of one
  * client live in one slot; {@code %}, <code>{</code> and <code>}</code> in a client key are written
