@@ -33,10 +33,22 @@ final class DecisionCalls {
 		return (limiters.size() == 1) ? limiters.get(0).script : RedisScripts.get().stacked();
 	}
 
-	/** Decides one request of {@code key}: one script call, waited for at most the timeout. */
-	List<Decision> decide(String key, List<RedisLimiter> limiters) throws ScriptCaller.CallFailure {
+	/**
+	 * The instant of a call sent now, in nanoseconds: the time source's in whole microseconds, as the script
+	 * reads it, or else the local clock's, which Redis' {@code TIME}, read once the call arrives, can only pass.
+	 */
+	long now() {
+		return (this.timeSource != null) ? Math.floorDiv(this.timeSource.nanoTime(), 1000) * 1000
+				: this.caller.clock().nanoTime();
+	}
+
+	/**
+	 * Decides one request of {@code key}: one script call, waited for at most the timeout.
+	 * @param sent the instant of the call, from {@link #now()}
+	 */
+	List<Decision> decide(String key, List<RedisLimiter> limiters, long sent) throws ScriptCaller.CallFailure {
 		String client = RedisKeys.escape(key);
-		String now = now();
+		String now = nowArgument(sent);
 		List<Long> reply = this.caller.call(script(limiters), keys(client, limiters),
 				(deadline) -> args(limiters, now, deadline));
 		try {
@@ -59,11 +71,11 @@ final class DecisionCalls {
 	/** Sends the call for the warm-up's client, whose key no client key is written as, without waiting. */
 	CompletableFuture<List<Long>> warmUp(List<RedisLimiter> limiters) {
 		return this.caller.send(script(limiters), keys(RedisKeys.WARM_UP_CLIENT, limiters),
-				args(limiters, now(), ""));
+				args(limiters, nowArgument(now()), ""));
 	}
 
-	private String now() {
-		return (this.timeSource != null) ? Long.toString(Math.floorDiv(this.timeSource.nanoTime(), 1000)) : "";
+	private String nowArgument(long now) {
+		return (this.timeSource != null) ? Long.toString(now / 1000) : "";
 	}
 
 	private List<String> keys(String client, List<RedisLimiter> limiters) {

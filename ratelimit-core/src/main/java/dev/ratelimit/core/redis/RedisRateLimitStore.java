@@ -32,8 +32,8 @@ import dev.ratelimit.core.memory.InMemoryRateLimitStore;
  * A {@link RateLimitStore} that keeps every key's state in Redis, shared by every instance that uses the same
  * Redis and key prefix.
  * <p>
- * Each decision is exactly one Lua script call, atomic in Redis: one key per policy, or one call over the
- * keys of all policies for {@link #decideAll stacked limits}. The scripts make the same decisions as the
+ * Each decision that Redis makes is exactly one Lua script call, atomic in Redis: one key per policy, or one
+ * call over the keys of all policies for {@link #decideAll stacked limits}. The scripts make the same decisions as the
  * {@link InMemoryRateLimitStore}, with the same integer arithmetic. A client's keys are
  * {@code <prefix>{<client key>}:<policy name>}: the braces are a Redis Cluster hash tag, so that the keys of one
  * client live in one slot; {@code %}, <code>{</code> and <code>}</code> in a client key are written
@@ -58,6 +58,10 @@ import dev.ratelimit.core.memory.InMemoryRateLimitStore;
  * decision made without Redis is reported to the {@link Builder#onFailure(FailureListener) failure listener}
  * and counted in the log, which holds at most one stack trace a minute. {@link #close() Closing} the store
  * stops its heartbeat and leaves the fleet.
+ * <p>
+ * A request that Redis has denied is denied again locally, without a call, until the retry-after that Redis
+ * gave has passed, counted from when the call was sent, with the same decision that Redis would give (see
+ * {@link Builder#localDenials(boolean)}): a client hammering a key it has exhausted costs Redis nothing.
  */
 public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
@@ -78,6 +82,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	private final FailureListener listener;
 
 	private final FailureLog failureLog;
+
+	private final @Nullable LocalDenials denials;
 
 	private final ScheduledExecutorService scheduler;
 
@@ -106,6 +112,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 		this.fallback = new Fallback(builder.failurePolicy, local, this.fleet::size);
 		this.listener = builder.listener;
+		this.denials = builder.localDenials ? new LocalDenials() : null;
 		this.ownScheduler = builder.scheduler == null;
 		this.scheduler = (builder.scheduler != null) ? builder.scheduler : ownScheduler();
 		this.failureLog = new FailureLog(logger, builder.failurePolicy, builder.ticker,
@@ -184,9 +191,22 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		return limiters;
 	}
 
-	/** Decides one request under the given policies: one script call, or the failure policy. */
+	/**
+	 * Decides one request under the given policies: a denial of Redis still in force, one script call, or the
+	 * failure policy.
+	 */
 	List<Decision> decide(String key, List<RedisLimiter> limiters) {
 		startHeartbeat(0);
+		LocalDenials denials = this.denials;
+		long sent = this.calls.now();
+		long epoch = 0;
+		if (denials != null) {
+			epoch = denials.epoch();
+			List<Decision> denied = denials.find(key, limiters, sent);
+			if (denied != null) {
+				return denied;
+			}
+		}
 		OutageDetector.Route route = this.detector.route();
 		try {
 			if (route == OutageDetector.Route.FAILURE_POLICY) {
@@ -195,9 +215,12 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 					return fallBack(key, limiters, outage);
 				}
 			}
-			List<Decision> decisions = this.calls.decide(key, limiters);
+			List<Decision> decisions = this.calls.decide(key, limiters, sent);
 			if (this.detector.succeeded()) {
 				this.failureLog.recovered();
+			}
+			if (denials != null) {
+				denials.keep(key, limiters, decisions, sent, epoch, this.calls.now());
 			}
 			return decisions;
 		}
@@ -209,6 +232,19 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 		finally {
 			this.detector.done(route);
+		}
+	}
+
+	/**
+	 * Forgets the denials of {@code key} that this instance keeps under every policy, so that its next request
+	 * is decided by Redis again: to be called once the key's state in Redis has been reset. Other instances
+	 * keep theirs until the retry-after that Redis gave them has passed.
+	 * @param key the client key, as given to the limiters
+	 */
+	public void forget(String key) {
+		Objects.requireNonNull(key, "key must not be null");
+		if (this.denials != null) {
+			this.denials.forget(key);
 		}
 	}
 
@@ -353,6 +389,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		private @Nullable ScheduledExecutorService scheduler;
 
+		private boolean localDenials = true;
+
 		/** Real time, for the timeout's deadline, the spans of failures and the log's periods. */
 		private TimeSource ticker = TimeSource.system();
 
@@ -438,6 +476,20 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 */
 		public Builder scheduler(ScheduledExecutorService scheduler) {
 			this.scheduler = Objects.requireNonNull(scheduler, "scheduler must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets whether the store denies a request locally, without calling Redis, while a denial that Redis
+		 * gave to the same request still holds (on by default). Redis' reply would be the same: a denied
+		 * request takes nothing, and every other request of its policies is denied as well meanwhile. Only
+		 * Redis' own denials are kept, never an admission or a failure policy's decision; see
+		 * {@link RedisRateLimitStore#forget(String)} for a reset.
+		 * @param enabled whether denials are kept
+		 * @return this builder
+		 */
+		public Builder localDenials(boolean enabled) {
+			this.localDenials = enabled;
 			return this;
 		}
 

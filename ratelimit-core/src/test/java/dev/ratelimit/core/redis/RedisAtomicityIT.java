@@ -113,6 +113,8 @@ class RedisAtomicityIT {
 	private RedisRateLimitStore store(CountingExecutor executor) {
 		return this.open.track(RedisRateLimitStore.builder(executor)
 			.keyPrefix("atomicity:" + RUN + ":" + this.stores.incrementAndGet() + ":")
+			// every request must reach Redis, whose atomicity is under test
+			.localDenials(false)
 			.timeout(Duration.ofSeconds(10))
 			.failurePolicy(FailurePolicy.DENY)
 			.onFailure(FailLoudly.ON_REDIS_FAILURE)

@@ -87,6 +87,8 @@ class RedisFailureIT {
 	private RedisRateLimitStore store(FailurePolicy failurePolicy) {
 		return this.open.track(RedisRateLimitStore.builder(this.executor)
 			.failurePolicy(failurePolicy)
+			// every request must reach Redis or the failure policy, even on a key that Redis has denied
+			.localDenials(false)
 			.onFailure((policies, cause) -> {
 				this.failure.set(cause);
 				this.failures.incrementAndGet();

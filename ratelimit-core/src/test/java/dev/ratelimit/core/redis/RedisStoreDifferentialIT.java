@@ -172,7 +172,7 @@ class RedisStoreDifferentialIT {
 			.build());
 	}
 
-	private static RateLimitPolicy randomPolicy(Random random, Algorithm algorithm, String name) {
+	static RateLimitPolicy randomPolicy(Random random, Algorithm algorithm, String name) {
 		long limit = LIMITS[random.nextInt(LIMITS.length)];
 		Duration window = Duration.ofNanos(WINDOWS_MICROS[random.nextInt(WINDOWS_MICROS.length)] * 1000);
 		RateLimitPolicy policy = RateLimitPolicy.of(name, algorithm, limit, window);
@@ -190,7 +190,7 @@ class RedisStoreDifferentialIT {
 	}
 
 	/** Bursts at one instant, small steps, long gaps, and instants on or next to window boundaries. */
-	private static long nextTime(Random random, long now, long window) {
+	static long nextTime(Random random, long now, long window) {
 		int move = random.nextInt(20);
 		if (move < 7) {
 			return now;
