@@ -371,7 +371,9 @@ class RedisFaultMatrixIT {
 						else if (limited && decision.allowed()) {
 							traffic.allowedByRedis.incrementAndGet();
 						}
-						if (!this.byPolicy.get() && healed >= 0 && recovered[instance].compareAndSet(false, true)) {
+						// only Redis admits the unlimited policy: a limited request may be denied again locally
+						if (!limited && !this.byPolicy.get() && healed >= 0
+								&& recovered[instance].compareAndSet(false, true)) {
 							traffic.recoveredNanos = Math.max(traffic.recoveredNanos, received);
 							recoveredCount.incrementAndGet();
 						}
