@@ -3,9 +3,14 @@ package dev.ratelimit.benchmarks;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.testing.LogRecorder;
 import dev.ratelimit.core.testing.RedisExtension;
@@ -14,6 +19,9 @@ import io.lettuce.core.RedisURI;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openjdk.jmh.annotations.Param;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -50,6 +58,40 @@ class RedisContendersIT {
 				.withMessageContaining("without Redis");
 			assertThat(log.messages()).isNotEmpty()
 				.allSatisfy((message) -> assertThat(message).contains("the LOCAL failure policy"));
+		}
+	}
+
+	@Test
+	void aRequestTheGatewayAllowedWithoutRedisVoidsTheMeasurement() throws Exception {
+		int closed;
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			closed = socket.getLocalPort();
+		}
+		// the gateway's limiter allows a request whose script failed
+		assertThatIllegalStateException()
+			.isThrownBy(() -> InterleavedLatency.medians(closed, new String[] { RedisContender.GATEWAY }, 0, 1))
+			.withMessageContaining("without Redis");
+	}
+
+	@Test
+	void theGatewayDeniesOnceItsBurstIsTaken(TestRedis redis) throws Exception {
+		// on a policy whose TTL is not 0 the gateway's script keeps its bucket: the burst of 3 is all a key gets
+		RateLimitPolicy three = RateLimitPolicy.of("three", Algorithm.TOKEN_BUCKET, 3, Duration.ofSeconds(1));
+		LettuceConnectionFactory connections = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", RedisURI.create(redis.uri()).getPort()));
+		connections.afterPropertiesSet();
+		connections.start();
+		try {
+			AtomicLong fallbacks = new AtomicLong();
+			RedisContender.Limiter gateway = GatewayLimiter.of(connections, three, fallbacks);
+			byte[] unused = new byte[0];
+			assertThat(List.of(gateway.tryAcquire("a", unused), gateway.tryAcquire("a", unused),
+					gateway.tryAcquire("a", unused), gateway.tryAcquire("a", unused), gateway.tryAcquire("b", unused)))
+				.containsExactly(true, true, true, false, true);
+			assertThat(fallbacks).hasValue(0);
+		}
+		finally {
+			connections.destroy();
 		}
 	}
 
