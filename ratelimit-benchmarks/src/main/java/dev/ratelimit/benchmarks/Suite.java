@@ -29,17 +29,18 @@ import java.util.Set;
  */
 public final class Suite {
 
-	static final String USAGE = """
+	static final String USAGE = String.format(Locale.ROOT, """
 			usage: java -jar ratelimit-benchmarks/target/benchmarks.jar [quick|full] [--out DIR] [--only SECTIONS]
 			  quick            a subset with short iterations, in a few minutes (the default)
 			  full             everything, three rounds
 			  --out DIR        where results.md and the raw results go (ratelimit-benchmarks/target/results)
 			  --only SECTIONS  a comma-separated subset of memory,footprint,redis,http (all by default)
-			  --wait-quiet S   how long to wait for the 1-minute load average to fall to 0.5 per core (180)
+			  --wait-quiet S   how long to wait for the 1-minute load average to fall to %.1f per core (%d)
 			  --busy-ok        run even if it does not, and mark the report as measured on a busy machine
 			  --help, -h       this text
 			A run on a busy machine is refused with exit code 3, as its ratios would not compare.
-			The redis section starts a redis-server from the PATH, the http section runs wrk from the PATH.""";
+			The redis section starts a redis-server from the PATH, the http section runs wrk from the PATH.""",
+			Machine.QUIET_PER_CORE, Options.WAIT_QUIET.toSeconds());
 
 	private static final List<String> SECTIONS = List.of("memory", "footprint", "redis", "http");
 
@@ -118,11 +119,14 @@ public final class Suite {
 	 */
 	record Options(Mode mode, Path out, Set<String> sections, Duration waitQuiet, boolean busyOk) {
 
+		/** How long a run waits for a busy machine to quieten unless told. */
+		static final Duration WAIT_QUIET = Duration.ofMinutes(3);
+
 		static Options parse(String[] args) {
 			Mode mode = Mode.QUICK;
 			Path out = Path.of("ratelimit-benchmarks", "target", "results");
 			Set<String> sections = new LinkedHashSet<>(SECTIONS);
-			Duration waitQuiet = Duration.ofMinutes(3);
+			Duration waitQuiet = WAIT_QUIET;
 			boolean busyOk = false;
 			for (int i = 0; i < args.length; i++) {
 				switch (args[i]) {
