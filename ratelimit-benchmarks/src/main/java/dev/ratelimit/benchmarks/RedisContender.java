@@ -34,7 +34,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * ours with one algorithm's script through a plain Lettuce executor, {@code <algorithm>-spring} through the
  * starter's Spring Data Redis executor, {@code <algorithm>-jedis} through the starter's Jedis executor, Bucket4j's
  * Lettuce backend with the same limit and burst, Spring Cloud Gateway's {@code RedisRateLimiter} ({@value #GATEWAY})
- * with the same rate and burst, or a {@code floor-}, which is no limiter but times the least a round trip costs.
+ * with the same rate and the nearest burst it takes (see {@link GatewayLimiter#config}), or a {@code floor-}, which is
+ * no limiter but times the least a round trip costs.
  * <p>
  * Our store is given a timeout of ten seconds, and {@link #checkEveryDecisionCameFromRedis()} fails once it, or the
  * gateway's limiter, fell back to its failure policy even once.
@@ -128,7 +129,7 @@ final class RedisContender implements AutoCloseable {
 	}
 
 	/** Spring Data Redis on Lettuce as Boot configures it: every caller shares its one native connection. */
-	private static LettuceConnectionFactory springConnections(int port) {
+	static LettuceConnectionFactory springConnections(int port) {
 		LettuceConnectionFactory connections = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration("127.0.0.1", port));
 		connections.afterPropertiesSet();
