@@ -18,7 +18,8 @@ import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * Decisions per second through a Redis on this machine ({@code -Dbench.redis.port}), each call waiting for its
- * answer: our store with each algorithm's script, and Bucket4j's Lettuce backend. A contender on Lettuce shares
+ * answer: our store with each algorithm's script, Bucket4j's Lettuce backend and Spring Cloud Gateway's
+ * {@code RedisRateLimiter}. A contender on Lettuce shares
  * one connection between all its threads, so that the threads are the requests in flight. A contender on Jedis
  * cannot: a Jedis connection carries one call at a time, so it takes connections from a pool of
  * {@value RedisContender#JEDIS_CONNECTIONS}, as many as the most threads any benchmark here runs, and each thread
@@ -38,10 +39,10 @@ public class RedisBenchmark {
 	/**
 	 * Our algorithms through a plain Lettuce executor, {@code GCRA-spring} through the starter's executor on
 	 * Spring Data Redis, {@code GCRA-jedis} and {@code TOKEN_BUCKET-jedis} through the starter's Jedis executor,
-	 * which calls Redis on the caller's thread, and Bucket4j (see {@link RedisContender}).
+	 * which calls Redis on the caller's thread, Bucket4j and the gateway (see {@link RedisContender}).
 	 */
 	@Param({ "GCRA", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER", "SLIDING_LOG", "LEAKY_BUCKET",
-			"GCRA-spring", "GCRA-jedis", "TOKEN_BUCKET-jedis", "bucket4j" })
+			"GCRA-spring", "GCRA-jedis", "TOKEN_BUCKET-jedis", "bucket4j", RedisContender.GATEWAY })
 	public String contender;
 
 	private RedisContender opened;

@@ -33,11 +33,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * One contender on the Redis at 127.0.0.1:{@code port}, with connections of its own, under the ALLOWED load:
  * ours with one algorithm's script through a plain Lettuce executor, {@code <algorithm>-spring} through the
  * starter's Spring Data Redis executor, {@code <algorithm>-jedis} through the starter's Jedis executor, Bucket4j's
- * Lettuce backend with the same limit and burst, or a {@code floor-}, which is no limiter but times the least a
- * round trip costs.
+ * Lettuce backend with the same limit and burst, Spring Cloud Gateway's {@code RedisRateLimiter} ({@value #GATEWAY})
+ * with the same rate and the nearest burst it takes (see {@link GatewayLimiter#config}), or a {@code floor-}, which is
+ * no limiter but times the least a round trip costs.
  * <p>
- * Our store is given a timeout of ten seconds, and {@link #checkEveryDecisionCameFromRedis()} fails once it fell
- * back to its failure policy even once.
+ * Our store is given a timeout of ten seconds, and {@link #checkEveryDecisionCameFromRedis()} fails once it, or the
+ * gateway's limiter, fell back to its failure policy even once.
  */
 final class RedisContender implements AutoCloseable {
 
@@ -54,6 +55,9 @@ final class RedisContender implements AutoCloseable {
 	static final String FLOOR_COMMANDS = "floor-TIME-GET-SET";
 
 	static final String[] FLOORS = { FLOOR_PING, FLOOR_RETURN, FLOOR_COMMANDS };
+
+	/** Spring Cloud Gateway's {@code RedisRateLimiter}, through Spring Data Redis' reactive template on Lettuce. */
+	static final String GATEWAY = "gateway";
 
 	/** The most threads of any benchmark, so that no Jedis caller waits for a connection. */
 	static final int JEDIS_CONNECTIONS = 128;
@@ -82,6 +86,11 @@ final class RedisContender implements AutoCloseable {
 		if (contender.equals("bucket4j")) {
 			limiter = bucket4j(client, Load.ALLOWED.peerPolicy());
 		}
+		else if (contender.equals(GATEWAY)) {
+			LettuceConnectionFactory connections = springConnections(port);
+			resources.add(0, connections::destroy);
+			limiter = GatewayLimiter.of(connections, Load.ALLOWED.peerPolicy(), fallbacks);
+		}
 		else if (contender.startsWith("floor-")) {
 			StatefulRedisConnection<String, String> connection = client.connect();
 			resources.add(0, connection);
@@ -90,10 +99,7 @@ final class RedisContender implements AutoCloseable {
 		else {
 			RedisScriptExecutor executor;
 			if (contender.endsWith("-spring")) {
-				LettuceConnectionFactory connections = new LettuceConnectionFactory(
-						new RedisStandaloneConfiguration("127.0.0.1", port));
-				connections.afterPropertiesSet();
-				connections.start();
+				LettuceConnectionFactory connections = springConnections(port);
 				resources.add(0, connections::destroy);
 				SpringDataRedisScriptExecutor spring = new SpringDataRedisScriptExecutor(connections);
 				resources.add(0, spring);
@@ -120,6 +126,15 @@ final class RedisContender implements AutoCloseable {
 			limiter = (key, bytes) -> ours.tryAcquire(key);
 		}
 		return new RedisContender(limiter, resources, fallbacks);
+	}
+
+	/** Spring Data Redis on Lettuce as Boot configures it: every caller shares its one native connection. */
+	static LettuceConnectionFactory springConnections(int port) {
+		LettuceConnectionFactory connections = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", port));
+		connections.afterPropertiesSet();
+		connections.start();
+		return connections;
 	}
 
 	private static JedisPooled jedis(int port) {

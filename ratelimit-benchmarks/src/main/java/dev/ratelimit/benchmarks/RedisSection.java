@@ -37,18 +37,23 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * The Redis benchmarks against a {@code redis-server} started on a free loopback port: decisions per second
- * through our store, on Lettuce and on Jedis, and through Bucket4j's Lettuce backend, {@code redis-benchmark}
- * running the same script as the ceiling, and the memory a key takes in Redis.
+ * through our store, on Lettuce and on Jedis, through Bucket4j's Lettuce backend and through Spring Cloud
+ * Gateway's {@code RedisRateLimiter}, {@code redis-benchmark} running the same script as the ceiling and to read
+ * each script's Redis CPU per call, the gateway's included, and the memory a key takes in Redis.
  */
 final class RedisSection {
 
-	private static final String[] QUICK = { "GCRA", "TOKEN_BUCKET", "GCRA-jedis", "TOKEN_BUCKET-jedis", "bucket4j" };
+	private static final String[] QUICK = { "GCRA", "TOKEN_BUCKET", "GCRA-jedis", "TOKEN_BUCKET-jedis", "bucket4j",
+			RedisContender.GATEWAY };
+
+	/** Ours on Lettuce that the gateway's limiter, a token bucket too, is judged against. */
+	private static final String[] BUCKETS = { "GCRA", "TOKEN_BUCKET" };
 
 	/** Ours on each client, each judged against Bucket4j's Redis backend. */
 	private static final String[] TARGETED = { "GCRA", "TOKEN_BUCKET", "GCRA-jedis", "TOKEN_BUCKET-jedis" };
 
 	private static final String[] SCRIPTS = { "GCRA", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER",
-			"SLIDING_LOG", "LEAKY_BUCKET" };
+			"SLIDING_LOG", "LEAKY_BUCKET", RedisContender.GATEWAY };
 
 	private static final int IN_FLIGHT = 128;
 
@@ -90,7 +95,12 @@ final class RedisSection {
 				.append("thread; the hot key is one key for every caller. A contender on Lettuce shares one connection ")
 				.append("between all its threads (so the threads are the requests in flight): ours through a plain ")
 				.append("Lettuce executor, `GCRA-spring` through the starter's Spring Data Redis executor, and Bucket4j, ")
-				.append("its Lettuce compare-and-swap backend with the same limit and burst. The `-jedis` contenders ")
+				.append("its Lettuce compare-and-swap backend with the same limit and burst. `gateway` is Spring Cloud ")
+				.append("Gateway's `RedisRateLimiter` with its own script and a `ReactiveStringRedisTemplate`, a token ")
+				.append("bucket of the same rate per second (10^8), one token a request, each `isAllowed(route, key)` ")
+				.append("blocked on by its caller; it refuses a burst below one second of its rate, so its burst is ")
+				.append("10^8, the least it takes, where ours holds 1 ms of tokens: under this load every call is ")
+				.append("allowed either way, and its script reads and writes its two keys on every call. The `-jedis` contenders ")
 				.append("are ours through the starter's Jedis executor, which calls Redis on the caller's thread; a ")
 				.append("Jedis connection carries one call at a time, so each thread takes one from a pool of ")
 				.append(RedisContender.JEDIS_CONNECTIONS).append(" for the length of its call. Every ratio is against Bucket4j on Lettuce: for the `-jedis` rows the ")
@@ -236,6 +246,9 @@ final class RedisSection {
 		if (contender.startsWith("floor-")) {
 			return "Lettuce, no limiter";
 		}
+		if (contender.equals(RedisContender.GATEWAY)) {
+			return "Lettuce, through Spring Data Redis' reactive template";
+		}
 		if (contender.endsWith("-jedis")) {
 			return "Jedis";
 		}
@@ -249,6 +262,14 @@ final class RedisSection {
 			}
 			ratioTarget(report, results, ours, LATENCY, 1.8);
 			ratioTarget(report, results, ours, SCENARIOS.get(3), 10);
+		}
+		for (String ours : BUCKETS) {
+			double ratio = results.ratio(SCENARIOS.get(2), Load.ALLOWED, ours, RedisContender.GATEWAY);
+			report.target(String.format(Locale.ROOT,
+					"Redis, %s, %s: ≥ 1.3× Spring Cloud Gateway's RedisRateLimiter (ours on Lettuce, the gateway on "
+							+ "Spring Data Redis' reactive template over Lettuce)", ours, SCENARIOS.get(2)),
+					Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.2f×", ratio),
+					Double.isNaN(ratio) ? null : ratio >= 1.3);
 		}
 	}
 
@@ -276,11 +297,20 @@ final class RedisSection {
 		String sha = redis.command("SCRIPT", "LOAD", script(algorithm));
 		List<String> command = new ArrayList<>(List.of("redis-benchmark", "-h", "127.0.0.1", "-p",
 				Integer.toString(redis.port), "-c", Integer.toString(IN_FLIGHT), "-n",
-				(this.mode == Suite.Mode.QUICK) ? "100000" : "200000", "-r", "1000000", "-q", "EVALSHA", sha, "1",
-				"ratelimit:{user:__rand_int__}:bench", Long.toString(policy.limit()),
-				Long.toString(policy.windowMicros()), Long.toString(policy.burst()), "1", ""));
-		if (algorithm.equals("LEAKY_BUCKET")) {
-			command.add("0");
+				(this.mode == Suite.Mode.QUICK) ? "100000" : "200000", "-r", "1000000", "-q", "EVALSHA", sha));
+		if (algorithm.equals(RedisContender.GATEWAY)) {
+			// the keys and arguments RedisRateLimiter passes: rate per second, burst, no time (Redis' own), tokens
+			var config = GatewayLimiter.config(policy);
+			command.addAll(List.of("2", "request_rate_limiter.{user:__rand_int__}.tokens",
+					"request_rate_limiter.{user:__rand_int__}.timestamp", Integer.toString(config.getReplenishRate()),
+					Long.toString(config.getBurstCapacity()), "", Integer.toString(config.getRequestedTokens())));
+		}
+		else {
+			command.addAll(List.of("1", "ratelimit:{user:__rand_int__}:bench", Long.toString(policy.limit()),
+					Long.toString(policy.windowMicros()), Long.toString(policy.burst()), "1", ""));
+			if (algorithm.equals("LEAKY_BUCKET")) {
+				command.add("0");
+			}
 		}
 		redis.command("CONFIG", "RESETSTAT");
 		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -302,7 +332,8 @@ final class RedisSection {
 	}
 
 	private String[] scripts() {
-		return (this.mode == Suite.Mode.QUICK) ? new String[] { "GCRA", "TOKEN_BUCKET" } : SCRIPTS;
+		return (this.mode == Suite.Mode.QUICK) ? new String[] { "GCRA", "TOKEN_BUCKET", RedisContender.GATEWAY }
+				: SCRIPTS;
 	}
 
 	private String ceilingTable(InMemorySection.Results results, List<Map<String, Double>> ceilings,
@@ -315,8 +346,11 @@ final class RedisSection {
 			.append("flight. In each round the two run back to back, which one first alternating, and the ratio is ")
 			.append("the median of the in-round ratios. The Jedis executor is not meant for that: it holds a connection of its own for each call ")
 			.append("in flight, ").append(IN_FLIGHT).append(" here; its ").append(IN_FLIGHT)
-			.append("-thread figures are in the table above.\n\n");
-		md.append("| script | Redis CPU per call (µs, `INFO commandstats`) | redis-benchmark (calls/s) | ours (decisions/s) | ours / redis-benchmark |\n|---|--:|--:|--:|--:|\n");
+			.append("-thread figures are in the table above. The `gateway` row is Spring Cloud Gateway's script with ")
+			.append("the keys and arguments its `RedisRateLimiter` passes, and its limiter through its reactive ")
+			.append("template.\n\n");
+		md.append("| script | Redis CPU per call (µs, `INFO commandstats`) | redis-benchmark (calls/s) | limiter (decisions/s) | limiter / redis-benchmark |\n|---|--:|--:|--:|--:|\n");
+		Map<String, Double> cpu = new LinkedHashMap<>();
 		for (String algorithm : scripts()) {
 			List<Double> ratios = new ArrayList<>();
 			List<Double> ceiling = new ArrayList<>();
@@ -333,6 +367,7 @@ final class RedisSection {
 			double ratio = InMemorySection.Results.median(ratios.stream().mapToDouble(Double::doubleValue).toArray());
 			double micros = InMemorySection.Results.median(
 					ceilings.stream().mapToDouble((rates) -> rates.getOrDefault(algorithm + ".micros", Double.NaN)).toArray());
+			cpu.put(algorithm, micros);
 			md.append(String.format(Locale.ROOT, "| %s | %.1f | %,.0f | %s | %.0f%% |\n", algorithm, micros,
 					InMemorySection.Results.median(ceiling.stream().mapToDouble(Double::doubleValue).toArray()),
 					(ours != null) ? String.format(Locale.ROOT, "%,.0f", ours.score()) : "", 100 * ratio));
@@ -341,10 +376,21 @@ final class RedisSection {
 						String.format(Locale.ROOT, "%.0f%%", 100 * ratio), ratio >= 0.8);
 			}
 		}
+		double gateway = cpu.getOrDefault(RedisContender.GATEWAY, Double.NaN);
+		for (String ours : BUCKETS) {
+			double micros = cpu.getOrDefault(ours, Double.NaN);
+			boolean measured = !Double.isNaN(micros) && !Double.isNaN(gateway);
+			report.target("Redis, " + ours + ": Redis CPU per call ≤ Spring Cloud Gateway's script's",
+					measured ? String.format(Locale.ROOT, "%.1f µs against %.1f µs", micros, gateway) : "",
+					measured ? micros <= gateway : null);
+		}
 		return md.append('\n').toString();
 	}
 
 	static String script(String algorithm) throws IOException {
+		if (algorithm.equals(RedisContender.GATEWAY)) {
+			return resource(GatewayLimiter.SCRIPT);
+		}
 		String name = switch (Algorithm.valueOf(algorithm)) {
 			case FIXED_WINDOW -> "fixed-window";
 			case SLIDING_LOG -> "sliding-log";
@@ -353,8 +399,14 @@ final class RedisSection {
 			case LEAKY_BUCKET -> "leaky-bucket";
 			case GCRA -> "gcra";
 		};
-		try (InputStream in = RedisSection.class.getClassLoader()
-			.getResourceAsStream("META-INF/ratelimit/lua/" + name + ".lua")) {
+		return resource("META-INF/ratelimit/lua/" + name + ".lua");
+	}
+
+	private static String resource(String path) throws IOException {
+		try (InputStream in = RedisSection.class.getClassLoader().getResourceAsStream(path)) {
+			if (in == null) {
+				throw new IOException(path + " is not on the class path");
+			}
 			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
 		}
 	}

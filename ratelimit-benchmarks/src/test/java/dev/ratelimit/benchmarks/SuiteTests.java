@@ -1,6 +1,7 @@
 package dev.ratelimit.benchmarks;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
@@ -18,6 +19,25 @@ class SuiteTests {
 		assertThat(options.mode()).isEqualTo(Suite.Mode.QUICK);
 		assertThat(options.sections()).containsExactly("memory", "footprint", "redis", "http");
 		assertThat(options.out()).isEqualTo(Path.of("ratelimit-benchmarks", "target", "results"));
+		assertThat(options.waitQuiet()).isEqualTo(Duration.ofMinutes(3));
+		assertThat(options.busyOk()).isFalse();
+	}
+
+	@Test
+	void readsHowLongToWaitForAQuietMachineAndWhetherToRunOnABusyOne() {
+		Suite.Options options = Suite.Options.parse(new String[] { "--wait-quiet", "0", "--busy-ok" });
+		assertThat(options.waitQuiet()).isZero();
+		assertThat(options.busyOk()).isTrue();
+	}
+
+	@Test
+	void rejectsAWaitThatIsNotWholeSecondsNamingIt() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> Suite.Options.parse(new String[] { "--wait-quiet", "1.5" }))
+			.withMessage("--wait-quiet takes whole seconds, at least 0, not '1.5'");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> Suite.Options.parse(new String[] { "--wait-quiet", "-1" }))
+			.withMessage("--wait-quiet takes whole seconds, at least 0, not '-1'");
 	}
 
 	@Test
