@@ -15,22 +15,29 @@ end
 -- or hung meanwhile), takes nothing: the caller has already decided without it. Returns the instant, or nil and
 -- the error to answer.
 local function decision_time(now_index, deadline_index)
-  local now, deadline = ARGV[now_index], ARGV[deadline_index]
-  local clock
-  if now == nil or now == '' or (deadline ~= nil and deadline ~= '') then
-    -- Redis 3.2 to 4 refuse writes after TIME unless the script replicates its effects
-    if redis.replicate_commands then
-      redis.replicate_commands()
+  local now = ARGV[now_index]
+  local deadline = ARGV[deadline_index]
+  local stamped = now ~= nil and now ~= ''
+  if deadline == nil or deadline == '' then
+    if stamped then
+      return number(now_index, 'now')
     end
-    local time = redis.call('TIME')
-    clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
+    deadline = nil
+  else
+    deadline = number(deadline_index, 'deadline')
   end
-  if deadline ~= nil and deadline ~= '' and clock > number(deadline_index, 'deadline') then
+  -- Redis 3.2 to 4 refuse writes after TIME unless the script replicates its effects
+  if redis.replicate_commands then
+    redis.replicate_commands()
+  end
+  local time = redis.call('TIME')
+  local clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  if deadline and clock > deadline then
     return nil, redis.error_reply(string.format('LATE the caller stopped waiting at %d, Redis ran the call at %d',
-      number(deadline_index, 'deadline'), clock))
+      deadline, clock))
   end
-  if now == nil or now == '' then
-    return clock
+  if stamped then
+    return number(now_index, 'now')
   end
-  return number(now_index, 'now')
+  return clock
 end
