@@ -1,21 +1,18 @@
 
-local algorithm = {}
-
 -- s.ahead is max(full - now, 0), max(TAT - now, 0) for GCRA
-function algorithm.load(key, limit, window, burst, cost, delay_after, now)
-  return bucket_state(key, limit, window, burst, cost, now, burst)
+local function load(key, limit, window, burst, cost, delay_after, now)
+  return bucket_state(key, limit, window, burst, cost, delay_after, now, burst)
 end
 
-function algorithm.admits(s)
+local function admits(s)
   return s.ahead <= (s.burst - s.cost) * s.interval
 end
 
-function algorithm.take(s)
-  take_ahead(s)
-end
-
-function algorithm.reply(s, allowed)
-  local remaining = math.max(0, floor_div(s.burst * s.interval - s.ahead, s.interval))
+local function reply(s, allowed)
+  local remaining = floor_div(s.burst * s.interval - s.ahead, s.interval)
+  if remaining < 0 then
+    remaining = 0
+  end
   local retry, retry_ns = 0, 0
   if not allowed then
     retry, retry_ns = micros(s.ahead - (s.burst - s.cost) * s.interval, s.scale)
@@ -23,3 +20,5 @@ function algorithm.reply(s, allowed)
   local reset, reset_ns = micros(s.ahead, s.scale)
   return { allowed and 1 or 0, remaining, retry, reset, 0, retry_ns, reset_ns, 0 }
 end
+
+local algorithm = { load = load, admits = admits, take = take_ahead, reply = reply }

@@ -13,8 +13,6 @@ that passes its own clock must not move it forward by 2^20 windows or more withi
 Both forms are read whatever the limit.
 ]]
 
-local algorithm = {}
-
 -- Writes the count of the current window.
 local function save(s)
   local state
@@ -27,7 +25,7 @@ local function save(s)
   redis.call('SET', s.key, state, 'PX', ttl_ms(s.until_next))
 end
 
-function algorithm.load(key, limit, window, burst, cost, delay_after, now)
+local function load(key, limit, window, burst, cost, delay_after, now)
   local index = floor_div(now, window)
   local s = { key = key, limit = limit, cost = cost, now = now, used = 0, index = index,
               until_next = (index + 1) * window - now }
@@ -62,19 +60,20 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   return s
 end
 
-function algorithm.admits(s)
+local function admits(s)
   return s.used + s.cost <= s.limit
 end
 
-function algorithm.take(s)
+local function take(s)
   s.used = s.used + s.cost
   save(s)
 end
 
-function algorithm.reply(s, allowed)
+local function reply(s, allowed)
   -- a request that fits but was refused by a stacked policy has nothing to wait for here
-  local retry = (not allowed and not algorithm.admits(s)) and s.until_next or 0
+  local retry = (not allowed and not admits(s)) and s.until_next or 0
   local reset = (s.used > 0) and s.until_next or 0
   return { allowed and 1 or 0, s.limit - s.used, retry, reset, 0, 0, 0, 0 }
 end
 
+local algorithm = { load = load, admits = admits, take = take, reply = reply }

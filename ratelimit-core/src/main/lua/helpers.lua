@@ -10,15 +10,19 @@ Returns: allowed (1/0), remaining, retry-after, reset-after, delay (microseconds
 each of the three times how many nanoseconds the rounding up added (0 to 999).
 
 The build puts each script together from the pieces in ratelimit-core/src/main/lua: these helpers, the
-algorithm's part, time.lua and entry.lua.
+algorithm's part, time.lua and entry.lua. Every line runs on every call, so each part defines only what
+its decision uses and ends with one table constructor, local algorithm = { load = ..., admits = ...,
+take = ..., reply = ... } (a table filled field by field is rebuilt as it grows).
 ]]
 
 -- A key lives at least this long, so a caller whose clock runs slower than Redis' never loses state early.
 local MIN_TTL_MS = 1000
 
+local floor = math.floor
+
 -- a / b is rounded in floating point; one correction makes the quotient exact.
 local function floor_div(a, b)
-  local q = math.floor(a / b)
+  local q = floor(a / b)
   local r = a - q * b
   if r < 0 then
     return q - 1
@@ -35,5 +39,8 @@ end
 -- Redis counts a TTL from the script's start in whole milliseconds, up to 1 ms before `now`: one more
 -- millisecond makes sure the key outlives its state.
 local function ttl_ms(micros)
-  return math.max(MIN_TTL_MS, ceil_div(micros, 1000) + 1)
+  if micros <= (MIN_TTL_MS - 1) * 1000 then
+    return MIN_TTL_MS
+  end
+  return ceil_div(micros, 1000) + 1
 end

@@ -9,13 +9,9 @@ instant (above). The requests waiting at `now` are the slots between now and nex
 ceil((next free - now) / interval) - 1 of them.
 ]]
 
-local algorithm = {}
-
 -- s.ahead is max(next free - now, 0); a full queue's next free is (burst + 1) intervals ahead
-function algorithm.load(key, limit, window, burst, cost, delay_after, now)
-  local s = bucket_state(key, limit, window, burst, cost, now, burst + 1)
-  s.delay_after = delay_after
-  return s
+local function load(key, limit, window, burst, cost, delay_after, now)
+  return bucket_state(key, limit, window, burst, cost, delay_after, now, burst + 1)
 end
 
 local function queued(s)
@@ -25,16 +21,15 @@ local function queued(s)
   return ceil_div(s.ahead, s.interval) - 1
 end
 
-function algorithm.admits(s)
+local function admits(s)
   return queued(s) + s.cost <= s.burst
 end
 
-function algorithm.take(s)
-  take_ahead(s)
-end
-
-function algorithm.reply(s, allowed)
-  local remaining = math.max(0, s.burst - queued(s))
+local function reply(s, allowed)
+  local remaining = s.burst - queued(s)
+  if remaining < 0 then
+    remaining = 0
+  end
   local retry, retry_ns, delay, delay_ns = 0, 0, 0, 0
   if allowed then
     -- this request's slot starts where it found next free; the first delay_after slots are not waited for
@@ -47,3 +42,4 @@ function algorithm.reply(s, allowed)
   return { allowed and 1 or 0, remaining, retry, reset, delay, retry_ns, reset_ns, delay_ns }
 end
 
+local algorithm = { load = load, admits = admits, take = take_ahead, reply = reply }

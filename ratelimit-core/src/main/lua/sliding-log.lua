@@ -8,8 +8,6 @@ have left the window are dropped when a request is allowed; a denied request wri
 finds entries after now (Redis' clock stepped back), which it moves to now.
 ]]
 
-local algorithm = {}
-
 -- Lists are read in chunks: most calls only look at the oldest few entries.
 local FIRST_CHUNK = 16
 
@@ -63,7 +61,7 @@ local function push(key, time, count, window)
   redis.call('PEXPIRE', key, ttl_ms(window))
 end
 
-function algorithm.load(key, limit, window, burst, cost, delay_after, now)
+local function load(key, limit, window, burst, cost, delay_after, now)
   local s = { key = key, limit = limit, window = window, cost = cost, now = now, expired = 0, size = 0 }
   -- a key of another type (the policy changed its algorithm) reads as empty and is replaced
   local length = redis.pcall('LLEN', key)
@@ -85,11 +83,11 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   return s
 end
 
-function algorithm.admits(s)
+local function admits(s)
   return s.size + s.cost <= s.limit
 end
 
-function algorithm.take(s)
+local function take(s)
   if s.foreign then
     redis.call('DEL', s.key)
   elseif s.expired > 0 then
@@ -105,7 +103,7 @@ local function at(s, i)
   return tonumber(redis.call('LINDEX', s.key, s.expired + i))
 end
 
-function algorithm.reply(s, allowed)
+local function reply(s, allowed)
   -- the request fits once enough of the oldest entries have left the window; a request that fits but was
   -- refused by a stacked policy has nothing to wait for here
   local must_expire = s.size + s.cost - s.limit
@@ -123,3 +121,4 @@ function algorithm.reply(s, allowed)
   return { allowed and 1 or 0, s.limit - s.size, retry, reset, 0, 0, 0, 0 }
 end
 
+local algorithm = { load = load, admits = admits, take = take, reply = reply }

@@ -15,8 +15,6 @@ within one second.) Two counts of a limit above 65535 do not fit beside the inde
 the string "<window index>:<previous count>:<current count>". Both forms are read whatever the limit.
 ]]
 
-local algorithm = {}
-
 -- The base of the packed state's two counts.
 local COUNTS = 65536
 
@@ -41,7 +39,7 @@ local function save(s)
   redis.call('SET', s.key, state, 'PX', ttl_ms(reset_after(s)))
 end
 
-function algorithm.load(key, limit, window, burst, cost, delay_after, now)
+local function load(key, limit, window, burst, cost, delay_after, now)
   local index = floor_div(now, window)
   local s = { key = key, limit = limit, window = window, cost = cost, now = now, previous = 0, current = 0,
               index = index, elapsed = now - index * window }
@@ -82,11 +80,11 @@ end
 
 -- previous * (window - elapsed) + current * window < (limit - cost + 1) * window, with every product
 -- below limit * window, which the policy keeps below 2^53
-function algorithm.admits(s)
+local function admits(s)
   return s.previous * (s.window - s.elapsed) < (s.limit - s.cost + 1 - s.current) * s.window
 end
 
-function algorithm.take(s)
+local function take(s)
   s.current = s.current + s.cost
   save(s)
 end
@@ -109,11 +107,12 @@ local function retry_after(s)
   return s.window - s.elapsed + at
 end
 
-function algorithm.reply(s, allowed)
+local function reply(s, allowed)
   local headroom = (s.limit - s.current) * s.window - s.previous * (s.window - s.elapsed)
   local remaining = (headroom > 0) and ceil_div(headroom, s.window) or 0
   -- a request that fits but was refused by a stacked policy has nothing to wait for here
-  local retry = (allowed or algorithm.admits(s)) and 0 or retry_after(s)
+  local retry = (allowed or admits(s)) and 0 or retry_after(s)
   return { allowed and 1 or 0, remaining, retry, reset_after(s), 0, 0, 0, 0 }
 end
 
+local algorithm = { load = load, admits = admits, take = take, reply = reply }
