@@ -5,7 +5,7 @@ request is admitted while fewer than `burst` requests wait, and must then wait f
 nginx's limit_req `delay=`, the first `delay_after` queued requests pass at once instead of waiting.
 
 State: the instant the last admitted request is done, "next free", as the bucket algorithms keep their
-instant (above). The requests waiting at `now` are the slots between now and next free:
+instant (ticks.lua). The requests waiting at `now` are the slots between now and next free:
 ceil((next free - now) / interval) - 1 of them.
 ]]
 
