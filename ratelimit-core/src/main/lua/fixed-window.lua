@@ -1,3 +1,4 @@
+
 --[[
 Fixed window: counts the permits taken in each window, windows aligned to multiples of `window` since the
 clock's zero (the Unix epoch with Redis TIME). The count starts over at each boundary, so up to twice the
@@ -10,53 +11,13 @@ to 2^20 windows after the current one is read as a window ahead (Redis' clock st
 that passes its own clock must not move it forward by 2^20 windows or more within one second.) A limit of
 2^32 or more does not fit beside the index; such a window is kept as the string "<window index>:<count>".
 Both forms are read whatever the limit.
-
-Calling convention, the same for all six scripts (docs/redis.md):
-  KEYS[1]  the state key; the script touches no other key
-  ARGV[1]  limit      ARGV[2] window in microseconds   ARGV[3] burst   ARGV[4] cost
-  ARGV[5]  now in microseconds, or "" to use Redis TIME
-  ARGV[6]  leaky bucket only: queued requests that pass without waiting ("" = 0)
-  ARGV[7]  optional: the Redis TIME in microseconds after which the caller no longer waits; a call run
-           later changes nothing and fails with an error starting "LATE"
-Returns: allowed (1/0), remaining, retry-after, reset-after, delay (microseconds, rounded up), then for
-each of the three times how many nanoseconds the rounding up added (0 to 999).
 ]]
-
-local algorithm = {}
-
--- A key lives at least this long, so a caller whose clock runs slower than Redis' never loses state early.
-local MIN_TTL_MS = 1000
-
--- a / b is rounded in floating point; one correction makes the quotient exact.
-local function floor_div(a, b)
-  local q = math.floor(a / b)
-  local r = a - q * b
-  if r < 0 then
-    return q - 1
-  elseif r >= b then
-    return q + 1
-  end
-  return q
-end
-
-local function ceil_div(a, b)
-  return -floor_div(-a, b)
-end
-
--- How many window indexes the packed state tells apart.
-local PACK = 2097152
-
--- Redis counts a TTL from the script's start in whole milliseconds, up to 1 ms before `now`: one more
--- millisecond makes sure the key outlives its state.
-local function ttl_ms(micros)
-  return math.max(MIN_TTL_MS, ceil_div(micros, 1000) + 1)
-end
 
 -- Writes the count of the current window.
 local function save(s)
   local state
   if s.limit < 2^32 then
-    state = s.used * PACK + s.index - floor_div(s.index, PACK) * PACK
+    state = s.used * PACK + packed_index(s.index)
   else
     state = string.format('%d:%d', s.index, s.used)
   end
@@ -64,7 +25,7 @@ local function save(s)
   redis.call('SET', s.key, state, 'PX', ttl_ms(s.until_next))
 end
 
-function algorithm.load(key, limit, window, burst, cost, delay_after, now)
+local function load(key, limit, window, burst, cost, delay_after, now)
   local index = floor_div(now, window)
   local s = { key = key, limit = limit, cost = cost, now = now, used = 0, index = index,
               until_next = (index + 1) * window - now }
@@ -76,12 +37,7 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
     local value = tonumber(stored)
     if value then
       count = floor_div(value, PACK)
-      age = index - (value - count * PACK)
-      age = age - floor_div(age, PACK) * PACK
-      -- modulo PACK, the upper half reads as ahead: no key lives PACK / 2 windows (see above)
-      if age >= PACK / 2 then
-        age = age - PACK
-      end
+      age = age_of(index, value - count * PACK)
     else
       local stored_index
       stored_index, count = string.match(stored, '^(-?%d+):(%d+)$')
@@ -104,19 +60,20 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   return s
 end
 
-function algorithm.admits(s)
+local function admits(s)
   return s.used + s.cost <= s.limit
 end
 
-function algorithm.take(s)
+local function take(s)
   s.used = s.used + s.cost
   save(s)
 end
 
-function algorithm.reply(s, allowed)
+local function reply(s, allowed)
   -- a request that fits but was refused by a stacked policy has nothing to wait for here
-  local retry = (not allowed and not algorithm.admits(s)) and s.until_next or 0
+  local retry = (not allowed and not admits(s)) and s.until_next or 0
   local reset = (s.used > 0) and s.until_next or 0
   return { allowed and 1 or 0, s.limit - s.used, retry, reset, 0, 0, 0, 0 }
 end
 
+local algorithm = { load = load, admits = admits, take = take, reply = reply }

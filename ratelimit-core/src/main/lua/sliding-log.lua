@@ -1,3 +1,4 @@
+
 --[[
 Sliding log: the time of every permit taken within the last `window`, oldest first; a request passes
 while fewer than limit - cost + 1 remain. Exact, but its memory grows with the limit.
@@ -5,44 +6,7 @@ while fewer than limit - cost + 1 remain. Exact, but its memory grows with the l
 State: a list of microsecond timestamps, one entry per permit, never longer than the limit. Entries that
 have left the window are dropped when a request is allowed; a denied request writes nothing, unless it
 finds entries after now (Redis' clock stepped back), which it moves to now.
-
-Calling convention, the same for all six scripts (docs/redis.md):
-  KEYS[1]  the state key; the script touches no other key
-  ARGV[1]  limit      ARGV[2] window in microseconds   ARGV[3] burst   ARGV[4] cost
-  ARGV[5]  now in microseconds, or "" to use Redis TIME
-  ARGV[6]  leaky bucket only: queued requests that pass without waiting ("" = 0)
-  ARGV[7]  optional: the Redis TIME in microseconds after which the caller no longer waits; a call run
-           later changes nothing and fails with an error starting "LATE"
-Returns: allowed (1/0), remaining, retry-after, reset-after, delay (microseconds, rounded up), then for
-each of the three times how many nanoseconds the rounding up added (0 to 999).
 ]]
-
-local algorithm = {}
-
--- A key lives at least this long, so a caller whose clock runs slower than Redis' never loses state early.
-local MIN_TTL_MS = 1000
-
--- a / b is rounded in floating point; one correction makes the quotient exact.
-local function floor_div(a, b)
-  local q = math.floor(a / b)
-  local r = a - q * b
-  if r < 0 then
-    return q - 1
-  elseif r >= b then
-    return q + 1
-  end
-  return q
-end
-
-local function ceil_div(a, b)
-  return -floor_div(-a, b)
-end
-
--- Redis counts a TTL from the script's start in whole milliseconds, up to 1 ms before `now`: one more
--- millisecond makes sure the key outlives its state.
-local function ttl_ms(micros)
-  return math.max(MIN_TTL_MS, ceil_div(micros, 1000) + 1)
-end
 
 -- Lists are read in chunks: most calls only look at the oldest few entries.
 local FIRST_CHUNK = 16
@@ -97,7 +61,7 @@ local function push(key, time, count, window)
   redis.call('PEXPIRE', key, ttl_ms(window))
 end
 
-function algorithm.load(key, limit, window, burst, cost, delay_after, now)
+local function load(key, limit, window, burst, cost, delay_after, now)
   local s = { key = key, limit = limit, window = window, cost = cost, now = now, expired = 0, size = 0 }
   -- a key of another type (the policy changed its algorithm) reads as empty and is replaced
   local length = redis.pcall('LLEN', key)
@@ -119,11 +83,11 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
   return s
 end
 
-function algorithm.admits(s)
+local function admits(s)
   return s.size + s.cost <= s.limit
 end
 
-function algorithm.take(s)
+local function take(s)
   if s.foreign then
     redis.call('DEL', s.key)
   elseif s.expired > 0 then
@@ -139,7 +103,7 @@ local function at(s, i)
   return tonumber(redis.call('LINDEX', s.key, s.expired + i))
 end
 
-function algorithm.reply(s, allowed)
+local function reply(s, allowed)
   -- the request fits once enough of the oldest entries have left the window; a request that fits but was
   -- refused by a stacked policy has nothing to wait for here
   local must_expire = s.size + s.cost - s.limit
@@ -157,3 +121,4 @@ function algorithm.reply(s, allowed)
   return { allowed and 1 or 0, s.limit - s.size, retry, reset, 0, 0, 0, 0 }
 end
 
+local algorithm = { load = load, admits = admits, take = take, reply = reply }

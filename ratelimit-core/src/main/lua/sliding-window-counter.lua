@@ -1,3 +1,4 @@
+
 --[[
 Sliding window counter: the counts of the current and the previous aligned window, the previous one
 weighted by how much of it still overlaps the last `window`:
@@ -12,47 +13,10 @@ least 1 µs, and a stored index up to 2^20 windows after the current one is read
 clock stepped back). (A caller that passes its own clock must not move it forward by 2^20 windows or more
 within one second.) Two counts of a limit above 65535 do not fit beside the index; such a state is kept as
 the string "<window index>:<previous count>:<current count>". Both forms are read whatever the limit.
-
-Calling convention, the same for all six scripts (docs/redis.md):
-  KEYS[1]  the state key; the script touches no other key
-  ARGV[1]  limit      ARGV[2] window in microseconds   ARGV[3] burst   ARGV[4] cost
-  ARGV[5]  now in microseconds, or "" to use Redis TIME
-  ARGV[6]  leaky bucket only: queued requests that pass without waiting ("" = 0)
-  ARGV[7]  optional: the Redis TIME in microseconds after which the caller no longer waits; a call run
-           later changes nothing and fails with an error starting "LATE"
-Returns: allowed (1/0), remaining, retry-after, reset-after, delay (microseconds, rounded up), then for
-each of the three times how many nanoseconds the rounding up added (0 to 999).
 ]]
 
-local algorithm = {}
-
--- A key lives at least this long, so a caller whose clock runs slower than Redis' never loses state early.
-local MIN_TTL_MS = 1000
-
--- a / b is rounded in floating point; one correction makes the quotient exact.
-local function floor_div(a, b)
-  local q = math.floor(a / b)
-  local r = a - q * b
-  if r < 0 then
-    return q - 1
-  elseif r >= b then
-    return q + 1
-  end
-  return q
-end
-
-local function ceil_div(a, b)
-  return -floor_div(-a, b)
-end
-
--- How many window indexes the packed state tells apart, and the base of its two counts.
-local PACK, COUNTS = 2097152, 65536
-
--- Redis counts a TTL from the script's start in whole milliseconds, up to 1 ms before `now`: one more
--- millisecond makes sure the key outlives its state.
-local function ttl_ms(micros)
-  return math.max(MIN_TTL_MS, ceil_div(micros, 1000) + 1)
-end
+-- The base of the packed state's two counts.
+local COUNTS = 65536
 
 local function reset_after(s)
   if s.current > 0 then
@@ -67,7 +31,7 @@ end
 local function save(s)
   local state
   if s.limit < COUNTS then
-    state = (s.current + COUNTS * s.previous) * PACK + s.index - floor_div(s.index, PACK) * PACK
+    state = (s.current + COUNTS * s.previous) * PACK + packed_index(s.index)
   else
     state = string.format('%d:%d:%d', s.index, s.previous, s.current)
   end
@@ -75,7 +39,7 @@ local function save(s)
   redis.call('SET', s.key, state, 'PX', ttl_ms(reset_after(s)))
 end
 
-function algorithm.load(key, limit, window, burst, cost, delay_after, now)
+local function load(key, limit, window, burst, cost, delay_after, now)
   local index = floor_div(now, window)
   local s = { key = key, limit = limit, window = window, cost = cost, now = now, previous = 0, current = 0,
               index = index, elapsed = now - index * window }
@@ -89,12 +53,7 @@ function algorithm.load(key, limit, window, burst, cost, delay_after, now)
       local counts = floor_div(value, PACK)
       previous = floor_div(counts, COUNTS)
       current = counts - previous * COUNTS
-      age = index - (value - counts * PACK)
-      age = age - floor_div(age, PACK) * PACK
-      -- modulo PACK, the upper half reads as ahead: no key lives PACK / 2 windows (see above)
-      if age >= PACK / 2 then
-        age = age - PACK
-      end
+      age = age_of(index, value - counts * PACK)
     else
       local stored_index
       stored_index, previous, current = string.match(stored, '^(-?%d+):(%d+):(%d+)$')
@@ -121,11 +80,11 @@ end
 
 -- previous * (window - elapsed) + current * window < (limit - cost + 1) * window, with every product
 -- below limit * window, which the policy keeps below 2^53
-function algorithm.admits(s)
+local function admits(s)
   return s.previous * (s.window - s.elapsed) < (s.limit - s.cost + 1 - s.current) * s.window
 end
 
-function algorithm.take(s)
+local function take(s)
   s.current = s.current + s.cost
   save(s)
 end
@@ -148,11 +107,12 @@ local function retry_after(s)
   return s.window - s.elapsed + at
 end
 
-function algorithm.reply(s, allowed)
+local function reply(s, allowed)
   local headroom = (s.limit - s.current) * s.window - s.previous * (s.window - s.elapsed)
   local remaining = (headroom > 0) and ceil_div(headroom, s.window) or 0
   -- a request that fits but was refused by a stacked policy has nothing to wait for here
-  local retry = (allowed or algorithm.admits(s)) and 0 or retry_after(s)
+  local retry = (allowed or admits(s)) and 0 or retry_after(s)
   return { allowed and 1 or 0, remaining, retry, reset_after(s), 0, 0, 0, 0 }
 end
 
+local algorithm = { load = load, admits = admits, take = take, reply = reply }

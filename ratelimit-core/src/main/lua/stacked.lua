@@ -3,11 +3,12 @@ Stacked limits: one request of one client decided under several policies at once
 request passes only if every policy admits it; a request that one policy refuses takes nothing from the
 others.
 
-Not runnable as is: the store generates the stacked script by placing, before this driver, each algorithm's
-part (src/main/lua/<algorithm>.lua), each in its own block that ends with
+Not runnable as is: the store generates the stacked script by placing, before this driver, each standalone
+script's algorithm part (the helpers and the algorithm's pieces, above its entry point line) in the table
+`define`, as a function that ends with
   algorithms['<file name without .lua>'] = algorithm
 then time.lua, which every entry shares (see docs/redis.md). The algorithms' own code is thereby exactly the
-code of the standalone scripts.
+code of the standalone scripts, and a call defines only the algorithms it names.
 
 Calling convention:
   KEYS[i]  the state key of policy i; all keys of one client share a hash tag, so one slot in a cluster
@@ -32,11 +33,16 @@ for i, key in ipairs(KEYS) do
   local name = ARGV[base + 1]
   local algorithm = algorithms[name]
   if algorithm == nil then
-    error('ARGV[' .. (base + 1) .. '] names no algorithm: "' .. tostring(name) .. '"')
+    if define[name] == nil then
+      error('ARGV[' .. (base + 1) .. '] names no algorithm: "' .. tostring(name) .. '"')
+    end
+    define[name]()
+    algorithm = algorithms[name]
   end
   chosen[i] = algorithm
-  states[i] = algorithm.load(key, number(base + 2, 'limit'), number(base + 3, 'window'),
-    number(base + 4, 'burst'), number(base + 5, 'cost'), tonumber(ARGV[base + 6]) or 0, now)
+  states[i] = algorithm.load(key, tonumber(ARGV[base + 2]) or invalid(base + 2, 'limit'),
+    tonumber(ARGV[base + 3]) or invalid(base + 3, 'window'), tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
+    tonumber(ARGV[base + 5]) or invalid(base + 5, 'cost'), delay_after(base + 6), now)
   -- once one policy refuses, the others are still read, to describe them, but not asked
   allowed = allowed and algorithm.admits(states[i])
 end

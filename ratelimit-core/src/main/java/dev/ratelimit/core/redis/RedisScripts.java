@@ -34,8 +34,10 @@ final class RedisScripts {
 	private final Script fleet = new Script(read("fleet.lua"));
 
 	private RedisScripts() {
-		StringBuilder stacked = new StringBuilder(
-				"-- Generated from the six algorithm scripts, time.lua and stacked.lua: see stacked.lua\n\nlocal algorithms = {}\n");
+		// Each algorithm's part is wrapped in a function that the driver calls only for the algorithms a call names:
+		// every line of a script runs on every call, so defining all six would cost each call their closures.
+		StringBuilder stacked = new StringBuilder("-- Generated from the six algorithm scripts, time.lua and stacked.lua: "
+				+ "see stacked.lua\n\nlocal algorithms = {}\n\nlocal define = {\n");
 		for (Algorithm algorithm : Algorithm.values()) {
 			String source = read(fileName(algorithm) + ".lua");
 			this.standalone.put(algorithm, new Script(source));
@@ -43,12 +45,15 @@ final class RedisScripts {
 			if (entryPoint < 0) {
 				throw new IllegalStateException(fileName(algorithm) + ".lua has no '" + ENTRY_POINT + "' line");
 			}
-			stacked.append("\ndo\n")
+			stacked.append("\n['")
+				.append(fileName(algorithm))
+				.append("'] = function()\n")
 				.append(source, 0, entryPoint + 1)
 				.append("algorithms['")
 				.append(fileName(algorithm))
-				.append("'] = algorithm\nend\n");
+				.append("'] = algorithm\nend,\n");
 		}
+		stacked.append("}\n");
 		String time = read("time.lua");
 		// below the entry point line, which it starts with, time.lua holds what every entry shares
 		stacked.append(time, time.indexOf('\n') + 1, time.length()).append('\n').append(read("stacked.lua"));

@@ -1,0 +1,75 @@
+
+-- The bucket algorithms (token bucket, GCRA, leaky bucket) keep one instant a whole number of intervals
+-- (window / limit) ahead. Time is counted in integer microseconds; the interval is kept exact by counting
+-- in ticks of 1/scale microsecond, scale = limit / gcd(window, limit), interval = window / gcd(window,
+-- limit) ticks. Lua numbers are doubles, exact up to 2^53; the policies are validated so that every value
+-- here stays below it. The instant is stored as one string, "micros" or "micros:ticks".
+
+-- A duration in ticks as whole microseconds rounded up, and the nanoseconds that rounding added.
+local function micros(ticks, scale)
+  if ticks <= 0 then
+    return 0, 0
+  elseif scale == 1 then
+    -- the interval is whole microseconds, as with every window the limit divides
+    return ticks, 0
+  end
+  local us = ceil_div(ticks, scale)
+  return us, floor_div((us * scale - ticks) * 1000, scale)
+end
+
+-- Writes the instant `ahead` ticks after now, kept while it lies ahead.
+local function save_ahead(key, now, ahead, scale)
+  local whole, ticks = ahead, 0
+  if scale > 1 then
+    whole = floor_div(ahead, scale)
+    ticks = ahead - whole * scale
+  end
+  local at = now + whole
+  if ticks > 0 then
+    at = string.format('%d:%d', at, ticks)
+    whole = whole + 1
+  end
+  -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
+  redis.call('SET', key, at, 'PX', ttl_ms(whole))
+end
+
+-- Moves the instant cost intervals on: max(instant, now) + cost x interval.
+local function take_ahead(s)
+  s.ahead = s.ahead + s.cost * s.interval
+  save_ahead(s.key, s.now, s.ahead, s.scale)
+end
+
+-- A bucket's state: `ahead`, the ticks from now to the stored instant, at most `most_intervals` intervals;
+-- 0 when it has passed or the key holds none.
+local function bucket_state(key, limit, window, burst, cost, delay_after, now, most_intervals)
+  -- Euclid: fmod is exact on doubles, so it needs no correction
+  local fmod, g, b = math.fmod, window, limit
+  while b ~= 0 do
+    g, b = b, fmod(g, b)
+  end
+  local scale, interval = limit / g, window / g
+  local s = { key = key, burst = burst, cost = cost, delay_after = delay_after, now = now, scale = scale,
+              interval = interval, ahead = 0 }
+  -- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
+  local stored = redis.pcall('GET', key)
+  if type(stored) ~= 'string' then
+    return s
+  end
+  local at, ticks = tonumber(stored), 0
+  if not at then
+    at, ticks = string.match(stored, '^(-?%d+):(%d+)$')
+    at, ticks = tonumber(at), tonumber(ticks)
+  end
+  if at and at >= now then
+    local ahead, most = (at - now) * scale + ticks, most_intervals * interval
+    if ahead > most then
+      -- no clock running forward puts the instant beyond `most` (a full queue's, an empty bucket's): Redis'
+      -- clock stepped back, or a larger policy of the same name wrote it. Written back at once, even for a
+      -- denied request, so that the key holds the client no longer than the retry-after it reports.
+      ahead = most
+      save_ahead(key, now, most, scale)
+    end
+    s.ahead = ahead
+  end
+  return s
+end
