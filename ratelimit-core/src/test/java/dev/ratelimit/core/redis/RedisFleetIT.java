@@ -29,9 +29,6 @@ import dev.ratelimit.core.testing.TestRedis;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class RedisFleetIT {
 
-	/** The timeout of {@link RedisRateLimitStore#builder}, which a user gets unless they set another. */
-	private static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
-
 	private static final Duration TEN_SECONDS = Duration.ofSeconds(10);
 
 	private static final int REPETITIONS = 20;
@@ -44,7 +41,7 @@ class RedisFleetIT {
 			this.fleet = new FleetScenario(redis, () -> {
 				LettuceScriptExecutor executor = LettuceScriptExecutor.standalone(redis.uri());
 				return new FleetScenario.Client(executor, executor);
-			}, DEFAULT_TIMEOUT);
+			}, FleetScenario.TIMEOUT);
 		}
 	}
 

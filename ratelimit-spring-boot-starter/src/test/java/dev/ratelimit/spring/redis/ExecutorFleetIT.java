@@ -24,7 +24,6 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.testing.FleetScenario;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
-import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
 
 /**
  * The fleet of three stores on one real Redis, each instance on a client of its own opened as the starter
@@ -36,8 +35,6 @@ import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ExecutorFleetIT {
 
-	/** What an application gets without setting {@code ratelimit.redis.timeout}. */
-	private static final Duration DEFAULT_TIMEOUT = new RateLimitProperties().getRedis().getTimeout();
 
 	private static final Duration TEN_SECONDS = Duration.ofSeconds(10);
 
@@ -67,7 +64,7 @@ class ExecutorFleetIT {
 			FleetScenario.Client open(TestRedis redis) {
 				// the pool the starter sizes by default for Tomcat's 200 request threads
 				JedisScriptExecutor executor = new JedisScriptExecutor(
-						new JedisConnectionFactory(AbstractScriptExecutorIT.standalone(redis)), DEFAULT_TIMEOUT, 200);
+						new JedisConnectionFactory(AbstractScriptExecutorIT.standalone(redis)), FleetScenario.TIMEOUT, 200);
 				return new FleetScenario.Client(executor, executor);
 			}
 
@@ -90,7 +87,7 @@ class ExecutorFleetIT {
 
 	private FleetScenario fleet(Executor executor) {
 		return this.fleets.computeIfAbsent(executor,
-				(kind) -> new FleetScenario(this.redis, () -> kind.open(this.redis), DEFAULT_TIMEOUT));
+				(kind) -> new FleetScenario(this.redis, () -> kind.open(this.redis), FleetScenario.TIMEOUT));
 	}
 
 	static Stream<Arguments> everyAlgorithmOnEveryExecutor() {
