@@ -73,7 +73,6 @@ class RedisAtomicityIT {
 		this.redis = redis;
 	}
 
-
 	@AfterEach
 	void closeStores() {
 		this.open.closeAll();

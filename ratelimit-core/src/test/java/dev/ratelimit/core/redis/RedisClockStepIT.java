@@ -84,7 +84,6 @@ class RedisClockStepIT {
 		return policies.stream();
 	}
 
-
 	@AfterEach
 	void closeStores() {
 		this.open.closeAll();

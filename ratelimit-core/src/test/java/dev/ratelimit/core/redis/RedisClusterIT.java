@@ -70,7 +70,6 @@ class RedisClusterIT {
 		}
 	}
 
-
 	@AfterEach
 	void closeStores() {
 		this.open.closeAll();

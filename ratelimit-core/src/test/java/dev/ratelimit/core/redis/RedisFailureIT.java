@@ -96,7 +96,6 @@ class RedisFailureIT {
 			.build());
 	}
 
-
 	@AfterEach
 	void closeStores() {
 		this.open.closeAll();
