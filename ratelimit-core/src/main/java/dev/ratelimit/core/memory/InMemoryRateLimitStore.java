@@ -126,16 +126,24 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 				return state.retired ? null : decideLocked(tables, states, lockOrder, next + 1, now);
 			}
 		}
+		// every state held: the stack decides at one instant, no earlier than any of them has seen
+		long at = now;
+		for (KeyState state : states) {
+			at = state.at(at);
+		}
+		for (KeyState state : states) {
+			state.at(at);
+		}
 		boolean allowed = true;
 		for (int i = 0; i < states.length && allowed; i++) {
-			allowed = states[i].acquire(tables[i].rules, now, false);
+			allowed = states[i].acquire(tables[i].rules, at, false);
 		}
 		List<Decision> decisions = new ArrayList<>(states.length);
 		for (int i = 0; i < states.length; i++) {
 			if (allowed) {
-				states[i].acquire(tables[i].rules, now, true);
+				states[i].acquire(tables[i].rules, at, true);
 			}
-			decisions.add(states[i].describe(tables[i].rules, now, allowed));
+			decisions.add(states[i].describe(tables[i].rules, at, allowed));
 		}
 		return decisions;
 	}

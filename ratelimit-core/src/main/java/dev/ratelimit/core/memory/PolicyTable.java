@@ -43,8 +43,9 @@ final class PolicyTable implements RateLimiter {
 			KeyState state = state(key, now);
 			synchronized (state) {
 				if (!state.retired) {
-					boolean allowed = state.acquire(this.rules, now, true);
-					return state.describe(this.rules, now, allowed);
+					long at = state.at(now);
+					boolean allowed = state.acquire(this.rules, at, true);
+					return state.describe(this.rules, at, allowed);
 				}
 			}
 		}
@@ -57,7 +58,7 @@ final class PolicyTable implements RateLimiter {
 			KeyState state = state(key, now);
 			synchronized (state) {
 				if (!state.retired) {
-					return state.acquire(this.rules, now, true);
+					return state.acquire(this.rules, state.at(now), true);
 				}
 			}
 		}
@@ -87,7 +88,7 @@ final class PolicyTable implements RateLimiter {
 		for (Iterator<Map.Entry<String, KeyState>> entries = this.states.entrySet().iterator(); entries.hasNext();) {
 			KeyState state = entries.next().getValue();
 			synchronized (state) {
-				if (state.isIdle(this.rules, now)) {
+				if (state.isIdle(this.rules, state.at(now))) {
 					state.retired = true;
 					entries.remove();
 					forgotten++;
