@@ -2,29 +2,33 @@ package dev.ratelimit.core.memory;
 
 import dev.ratelimit.core.Decision;
 
-/** A counter for the current aligned window. */
-final class FixedWindowState extends KeyState {
+/**
+ * A counter for the current aligned window, packed as {@code (window index - base index) << countBits | count},
+ * where the base index is that of the window {@code base} falls in and {@code countBits} holds the limit.
+ */
+final class FixedWindowState extends PackedState {
 
-	private long window = Long.MIN_VALUE;
+	private final long baseIndex;
 
-	private long count;
-
-	@Override
-	boolean acquire(Rules rules, long now, boolean commit) {
-		long current = Math.floorDiv(now, rules.window);
-		long used = (current == this.window) ? this.count : 0;
-		boolean allowed = used + rules.cost <= rules.limit;
-		if (allowed && commit) {
-			this.window = current;
-			this.count = used + rules.cost;
-		}
-		return allowed;
+	FixedWindowState(Rules rules, long base, long word) {
+		super(base, word);
+		this.baseIndex = Math.floorDiv(base, rules.window);
 	}
 
 	@Override
-	Decision describe(Rules rules, long now, boolean allowed) {
+	boolean allows(Rules rules, long held, long now) {
+		return used(rules, held, now) + rules.cost <= rules.limit;
+	}
+
+	@Override
+	long take(Rules rules, long held, long now) {
+		return (index(rules, now) << rules.countBits) | (used(rules, held, now) + rules.cost);
+	}
+
+	@Override
+	Decision describe(Rules rules, long word, long now, boolean allowed) {
+		long used = used(rules, word, now);
 		long current = Math.floorDiv(now, rules.window);
-		long used = (current == this.window) ? this.count : 0;
 		long untilNextWindow = rules.microsToNanos((current + 1) * rules.window - now);
 		boolean waits = !allowed && used + rules.cost > rules.limit;
 		return new Decision(allowed, rules.limit, rules.limit - used, waits ? untilNextWindow : 0,
@@ -32,8 +36,28 @@ final class FixedWindowState extends KeyState {
 	}
 
 	@Override
-	boolean isIdle(Rules rules, long now) {
-		return this.count == 0 || this.window != Math.floorDiv(now, rules.window);
+	boolean isIdle(Rules rules, long word, long now) {
+		return used(rules, word, now) == 0;
+	}
+
+	@Override
+	boolean needsRebase(Rules rules, long now) {
+		return index(rules, now) > rules.maxWindowIndex;
+	}
+
+	@Override
+	PackedState rebased(Rules rules, long word, long now) {
+		return new FixedWindowState(rules, now, used(rules, word, now));
+	}
+
+	/** The window of {@code now}, counted from the base index. */
+	private long index(Rules rules, long now) {
+		return Math.floorDiv(now, rules.window) - this.baseIndex;
+	}
+
+	/** The count of the window of {@code now}: the stored one if it is that window's, else 0. */
+	private long used(Rules rules, long word, long now) {
+		return ((word >>> rules.countBits) == index(rules, now)) ? word & rules.countMask : 0;
 	}
 
 }

@@ -19,8 +19,10 @@ import dev.ratelimit.core.TimeSource;
 /**
  * A {@link RateLimitStore} that keeps every key's state in this JVM.
  * <p>
- * Each key's state is guarded by its own monitor, so requests of different keys never contend and there is no
- * global lock. Time is read from the {@link TimeSource} and counted in microseconds from the store's creation,
+ * Requests of different keys never contend and there is no global lock. A key under GCRA, the token bucket,
+ * the leaky bucket or the fixed window keeps its whole state in one word and a request takes it with one
+ * compare-and-set, so threads on one hot key never wait for each other; the sliding window algorithms hold a
+ * key's state for the few instructions of a decision. Time is read from the {@link TimeSource} and counted in microseconds from the store's creation,
  * the unit the Redis store uses too, so both decide alike; fixed windows are aligned to the creation instant.
  * <p>
  * Memory stays bounded. A key whose state has returned to that of a new key (a full bucket, an empty window)
@@ -81,26 +83,25 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			return List.of(table(policies.get(0)).decide(key));
 		}
 		checkDistinct(policies);
-		long now = now();
 		PolicyTable[] tables = new PolicyTable[policies.size()];
 		for (int i = 0; i < tables.length; i++) {
 			tables[i] = table(policies.get(i));
 		}
-		Integer[] lockOrder = new Integer[tables.length];
-		Arrays.setAll(lockOrder, i -> i);
-		Arrays.sort(lockOrder, Comparator.comparingInt(i -> tables[i].id));
+		Integer[] holdOrder = new Integer[tables.length];
+		Arrays.setAll(holdOrder, i -> i);
+		Arrays.sort(holdOrder, Comparator.comparingInt(i -> tables[i].id));
+		KeyState[] states = new KeyState[tables.length];
+		long[] held = new long[tables.length];
 		for (;;) {
-			KeyState[] states = new KeyState[tables.length];
 			for (int i = 0; i < tables.length; i++) {
-				states[i] = tables[i].state(key, now);
+				states[i] = tables[i].state(key);
 			}
-			List<Decision> decisions = decideLocked(tables, states, lockOrder, 0, now);
+			List<Decision> decisions = decideHeld(key, tables, states, held, holdOrder);
 			if (decisions != null) {
 				return decisions;
 			}
 		}
 	}
-
 	/**
 	 * Returns how many keys the store tracks right now, across all policies.
 	 * @return the number of keys
@@ -117,35 +118,61 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		sweep(now());
 	}
 
-	/** Locks the states one by one in table order, then decides all of them; null if one was retired. */
-	private List<Decision> decideLocked(PolicyTable[] tables, KeyState[] states, Integer[] lockOrder, int next,
-			long now) {
-		if (next < lockOrder.length) {
-			KeyState state = states[lockOrder[next]];
-			synchronized (state) {
-				return state.retired ? null : decideLocked(tables, states, lockOrder, next + 1, now);
+	/**
+	 * Holds the states one by one in table order, then decides all of them at one instant, read once they are
+	 * all held; null if one was retired or had to be rebased, and the states must be looked up again.
+	 */
+	private List<Decision> decideHeld(String key, PolicyTable[] tables, KeyState[] states, long[] held,
+			Integer[] holdOrder) {
+		int holding = 0;
+		try {
+			for (; holding < holdOrder.length; holding++) {
+				int i = holdOrder[holding];
+				held[i] = states[i].hold();
+				if (held[i] == KeyState.RETIRED) {
+					return null;
+				}
 			}
-		}
-		// every state held: the stack decides at one instant, no earlier than any of them has seen
-		long at = now;
-		for (KeyState state : states) {
-			at = state.at(at);
-		}
-		for (KeyState state : states) {
-			state.at(at);
-		}
-		boolean allowed = true;
-		for (int i = 0; i < states.length && allowed; i++) {
-			allowed = states[i].acquire(tables[i].rules, at, false);
-		}
-		List<Decision> decisions = new ArrayList<>(states.length);
-		for (int i = 0; i < states.length; i++) {
-			if (allowed) {
-				states[i].acquire(tables[i].rules, at, true);
+			long now = now();
+			for (int i = 0; i < states.length; i++) {
+				if (states[i].needsRebase(tables[i].rules, now)) {
+					releaseHeld(states, held, holdOrder, holding);
+					holding = 0;
+					tables[i].rebase(key, states[i]);
+					return null;
+				}
 			}
-			decisions.add(states[i].describe(tables[i].rules, at, allowed));
+			// no earlier than any state has seen
+			long at = now;
+			for (KeyState state : states) {
+				at = state.at(at);
+			}
+			for (KeyState state : states) {
+				state.at(at);
+			}
+			boolean allowed = true;
+			for (int i = 0; i < states.length && allowed; i++) {
+				allowed = states[i].allows(tables[i].rules, held[i], at);
+			}
+			List<Decision> decisions = new ArrayList<>(states.length);
+			for (int i = 0; i < states.length; i++) {
+				if (allowed) {
+					held[i] = states[i].take(tables[i].rules, held[i], at);
+				}
+				decisions.add(states[i].describe(tables[i].rules, held[i], at, allowed));
+			}
+			return decisions;
 		}
-		return decisions;
+		finally {
+			releaseHeld(states, held, holdOrder, holding);
+		}
+	}
+
+	private static void releaseHeld(KeyState[] states, long[] held, Integer[] holdOrder, int holding) {
+		for (int k = holding - 1; k >= 0; k--) {
+			int i = holdOrder[k];
+			states[i].release(held[i]);
+		}
 	}
 
 	private static void checkDistinct(List<RateLimitPolicy> policies) {
@@ -200,7 +227,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		try {
 			this.lastSweep = now;
 			for (PolicyTable table : this.tables.values()) {
-				releaseKeys(table.sweep(now));
+				releaseKeys(table.sweep());
 			}
 			long next = Math.max(MIN_SWEEP_SIZE, 2L * this.keys.get());
 			this.nextSweepAt = (int) Math.min(next, this.maxKeys);

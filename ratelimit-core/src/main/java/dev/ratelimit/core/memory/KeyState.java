@@ -1,42 +1,122 @@
 package dev.ratelimit.core.memory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 import dev.ratelimit.core.Decision;
 
 /**
- * The state of one key under one policy. Every method runs while holding the state's monitor; a retired state
- * has been forgotten by its table and must not be used again.
+ * The state of one key under one policy, around one word that every concurrent access goes through.
+ * <p>
+ * A {@link PackedState} keeps its whole state in the word and decides a request alone with one
+ * compare-and-set, so threads on one hot key never wait for each other. A {@link LockedState} keeps its state in
+ * fields and uses the word as a lock. Either way {@link #hold()} takes the word for a while: a stacked decision
+ * holds the states of several policies at once, and the sweep holds a state to retire it. A retired state has
+ * been forgotten or replaced by its table and must not be used again: the key is looked up again.
  */
 abstract class KeyState {
 
-	boolean retired;
+	/** The word while a caller holds the state. */
+	static final long HELD = Long.MIN_VALUE;
 
-	/** The latest instant a decision on this state used, in microseconds. */
-	private long latest = Long.MIN_VALUE;
+	/** The word of a state its table has forgotten or replaced, for good. */
+	static final long RETIRED = Long.MIN_VALUE + 1;
 
-	/**
-	 * Returns the instant a decision taken now, holding the monitor, uses: {@code read}, or the latest instant a
-	 * decision on this state used if that is later. The time is read before the monitor is taken, so two
-	 * concurrent decisions may hold times in the other order than they take the state; deciding at the earlier
-	 * time after the later one could move a window back and admit a request twice.
-	 */
-	final long at(long read) {
-		if (read > this.latest) {
-			this.latest = read;
+	/** What {@link #tryAcquire} returns when the state cannot decide: the key must be looked up again. */
+	static final int AGAIN = -1;
+
+	static final int DENIED = 0;
+
+	static final int ALLOWED = 1;
+
+	/** Spins between yields: a holder that lost its processor is not waited for by burning a whole slice. */
+	private static final int SPINS_PER_YIELD = 64;
+
+	private static final VarHandle WORD;
+
+	static {
+		try {
+			WORD = MethodHandles.lookup().findVarHandle(KeyState.class, "word", long.class);
 		}
-		return this.latest;
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	private volatile long word;
+
+	KeyState(long word) {
+		this.word = word;
+	}
+
+	/** Reads the word; {@link #HELD} while a caller holds the state. */
+	final long word() {
+		return this.word;
+	}
+
+	final boolean replace(long expected, long next) {
+		return WORD.compareAndSet(this, expected, next);
 	}
 
 	/**
-	 * Whether a request at {@code now} (microseconds) is allowed; takes its cost when {@code commit} is set and
-	 * it is. Work that does not change any future decision, such as dropping expired entries, may happen
-	 * either way.
+	 * Waits until no one else holds the state, then holds it.
+	 * @return the word it held before, or {@link #RETIRED}, in which case the state is not held
 	 */
-	abstract boolean acquire(Rules rules, long now, boolean commit);
+	final long hold() {
+		for (int spins = 1;; spins++) {
+			long current = this.word;
+			if (current == RETIRED) {
+				return RETIRED;
+			}
+			if (current != HELD && replace(current, HELD)) {
+				return current;
+			}
+			waitFor(spins);
+		}
+	}
 
-	/** Describes the state at {@code now}, right after a request was allowed and taken, or denied. */
-	abstract Decision describe(Rules rules, long now, boolean allowed);
+	/** Gives a held state back with {@code next} as its word, or retires it for good with {@link #RETIRED}. */
+	final void release(long next) {
+		WORD.setRelease(this, next);
+	}
 
-	/** Whether this state decides every future request as a new, empty state would, so it can be forgotten. */
-	abstract boolean isIdle(Rules rules, long now);
+	static void waitFor(int spins) {
+		if (spins % SPINS_PER_YIELD == 0) {
+			Thread.yield();
+		}
+		else {
+			Thread.onSpinWait();
+		}
+	}
+
+	/**
+	 * Decides one request on this state alone, reading the time from {@code store}.
+	 * @return {@link #ALLOWED}, {@link #DENIED}, or {@link #AGAIN} if the state was retired or must be rebased
+	 */
+	abstract int tryAcquire(Rules rules, InMemoryRateLimitStore store);
+
+	/** Decides and describes one request on this state alone; null if the key must be looked up again. */
+	abstract Decision decide(Rules rules, InMemoryRateLimitStore store);
+
+	/** Whether the state cannot represent {@code now} and must be {@link PackedState#rebased rebased} first. */
+	abstract boolean needsRebase(Rules rules, long now);
+
+	/**
+	 * The instant a decision on this held state takes at: {@code now}, or a later instant a decision on it has
+	 * used already.
+	 */
+	abstract long at(long now);
+
+	/** Whether a request at {@code now} is allowed by the held state, whose word was {@code held}. */
+	abstract boolean allows(Rules rules, long held, long now);
+
+	/** Takes an allowed request's cost from the held state and returns the word to release it with. */
+	abstract long take(Rules rules, long held, long now);
+
+	/** Describes the held state, whose word is now {@code word}, right after a request was taken or denied. */
+	abstract Decision describe(Rules rules, long word, long now, boolean allowed);
+
+	/** Whether the held state decides every future request as a new one would, so it can be forgotten. */
+	abstract boolean isIdle(Rules rules, long word, long now);
 
 }

@@ -7,23 +7,20 @@ import dev.ratelimit.core.Decision;
  * admitted requests are served one per interval, so the requests still waiting at {@code now} are the slots
  * between {@code now} and {@code nextFree}, {@code ceil((nextFree - now) / interval) - 1} of them.
  */
-final class LeakyBucketState extends KeyState {
+final class LeakyBucketState extends ArrivalState {
 
-	private final ArrivalState nextFree = new ArrivalState();
-
-	@Override
-	boolean acquire(Rules rules, long now, boolean commit) {
-		long ahead = this.nextFree.ahead(rules, now);
-		boolean allowed = queued(rules, ahead) + rules.cost <= rules.burst;
-		if (allowed && commit) {
-			this.nextFree.set(rules, now, ahead + rules.cost * rules.interval);
-		}
-		return allowed;
+	LeakyBucketState(long base, long nextFree) {
+		super(base, nextFree);
 	}
 
 	@Override
-	Decision describe(Rules rules, long now, boolean allowed) {
-		long ahead = this.nextFree.ahead(rules, now);
+	boolean allows(Rules rules, long held, long now) {
+		return queued(rules, ahead(rules, held, now)) + rules.cost <= rules.burst;
+	}
+
+	@Override
+	Decision describe(Rules rules, long word, long now, boolean allowed) {
+		long ahead = ahead(rules, word, now);
 		long remaining = Math.max(0, rules.burst - queued(rules, ahead));
 		long retryAfter = 0;
 		long delay = 0;
@@ -40,8 +37,8 @@ final class LeakyBucketState extends KeyState {
 	}
 
 	@Override
-	boolean isIdle(Rules rules, long now) {
-		return this.nextFree.isIdle(rules, now);
+	PackedState rebased(Rules rules, long word, long now) {
+		return new LeakyBucketState(now, ahead(rules, word, now));
 	}
 
 	private static long queued(Rules rules, long ahead) {

@@ -15,20 +15,20 @@ final class PolicyTable implements RateLimiter {
 
 	final Rules rules;
 
-	/** Orders tables so that stacked decisions always lock states in the same order. */
+	/** Orders tables so that stacked decisions always hold states in the same order. */
 	final int id;
 
 	private final InMemoryRateLimitStore store;
 
 	private final ConcurrentHashMap<String, KeyState> states = new ConcurrentHashMap<>();
 
-	private final KeyState overflow;
+	private volatile KeyState overflow;
 
 	PolicyTable(InMemoryRateLimitStore store, RateLimitPolicy policy, int id) {
 		this.store = store;
 		this.rules = new Rules(policy);
 		this.id = id;
-		this.overflow = this.rules.newState();
+		this.overflow = this.rules.newState(store.now());
 	}
 
 	@Override
@@ -38,42 +38,39 @@ final class PolicyTable implements RateLimiter {
 
 	@Override
 	public Decision decide(String key) {
-		long now = this.store.now();
 		for (;;) {
-			KeyState state = state(key, now);
-			synchronized (state) {
-				if (!state.retired) {
-					long at = state.at(now);
-					boolean allowed = state.acquire(this.rules, at, true);
-					return state.describe(this.rules, at, allowed);
-				}
+			KeyState state = state(key);
+			Decision decision = state.decide(this.rules, this.store);
+			if (decision != null) {
+				return decision;
 			}
+			rebase(key, state);
 		}
 	}
 
 	@Override
 	public boolean tryAcquire(String key) {
-		long now = this.store.now();
 		for (;;) {
-			KeyState state = state(key, now);
-			synchronized (state) {
-				if (!state.retired) {
-					return state.acquire(this.rules, state.at(now), true);
-				}
+			KeyState state = state(key);
+			int result = state.tryAcquire(this.rules, this.store);
+			if (result != KeyState.AGAIN) {
+				return result == KeyState.ALLOWED;
 			}
+			rebase(key, state);
 		}
 	}
 
 	/** Returns the state of {@code key}, created if needed, or the shared overflow state at the cap. */
-	KeyState state(String key, long now) {
+	KeyState state(String key) {
 		KeyState state = this.states.get(key);
 		if (state != null) {
 			return state;
 		}
+		long now = this.store.now();
 		if (!this.store.reserveKey(now)) {
 			return this.overflow;
 		}
-		KeyState created = this.rules.newState();
+		KeyState created = this.rules.newState(now);
 		KeyState existing = this.states.putIfAbsent(key, created);
 		if (existing != null) {
 			this.store.releaseKeys(1);
@@ -82,17 +79,47 @@ final class PolicyTable implements RateLimiter {
 		return created;
 	}
 
+	/**
+	 * Replaces the state of {@code key} by an equivalent one that counts from now, if it can no longer count
+	 * the current instant; does nothing if it was retired meanwhile.
+	 */
+	void rebase(String key, KeyState state) {
+		long held = state.hold();
+		if (held == KeyState.RETIRED) {
+			return;
+		}
+		long now = this.store.now();
+		if (!state.needsRebase(this.rules, now)) {
+			state.release(held);
+			return;
+		}
+		KeyState next = ((PackedState) state).rebased(this.rules, held, now);
+		if (state == this.overflow) {
+			this.overflow = next;
+		}
+		else {
+			this.states.replace(key, state, next);
+		}
+		state.release(KeyState.RETIRED);
+	}
+
 	/** Forgets every key whose state is back to that of a new key, and returns how many it forgot. */
-	int sweep(long now) {
+	int sweep() {
 		int forgotten = 0;
 		for (Iterator<Map.Entry<String, KeyState>> entries = this.states.entrySet().iterator(); entries.hasNext();) {
-			KeyState state = entries.next().getValue();
-			synchronized (state) {
-				if (state.isIdle(this.rules, state.at(now))) {
-					state.retired = true;
-					entries.remove();
-					forgotten++;
-				}
+			Map.Entry<String, KeyState> entry = entries.next();
+			KeyState state = entry.getValue();
+			long held = state.hold();
+			if (held == KeyState.RETIRED) {
+				continue;
+			}
+			if (state.isIdle(this.rules, held, state.at(this.store.now()))) {
+				this.states.remove(entry.getKey(), state);
+				state.release(KeyState.RETIRED);
+				forgotten++;
+			}
+			else {
+				state.release(held);
 			}
 		}
 		return forgotten;

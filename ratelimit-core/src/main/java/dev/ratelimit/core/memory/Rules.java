@@ -11,6 +11,9 @@ import dev.ratelimit.core.RateLimitPolicy;
  */
 final class Rules {
 
+	/** A packed state's word stays below this, well clear of the negative words that mark a held state. */
+	private static final long WORD_RANGE = 1L << 62;
+
 	final RateLimitPolicy policy;
 
 	final long limit;
@@ -29,6 +32,20 @@ final class Rules {
 	/** The emission interval {@code window / limit}, in ticks. */
 	final long interval;
 
+	/**
+	 * How long after its base an arrival state's word, in ticks, still fits in 62 bits with the farthest
+	 * instant a decision stores ahead of now.
+	 */
+	final long arrivalSpan;
+
+	/** The bits of a fixed window's word that hold its count, which is at most the limit. */
+	final int countBits;
+
+	final long countMask;
+
+	/** The last window, counted from a fixed window state's base, that its word can hold. */
+	final long maxWindowIndex;
+
 	Rules(RateLimitPolicy policy) {
 		this.policy = policy;
 		this.limit = policy.limit();
@@ -39,15 +56,21 @@ final class Rules {
 		long gcd = BigInteger.valueOf(this.window).gcd(BigInteger.valueOf(this.limit)).longValue();
 		this.scale = this.limit / gcd;
 		this.interval = this.window / gcd;
+		long farthest = 2 * (this.burst + this.cost + 1) * this.interval;
+		this.arrivalSpan = (WORD_RANGE - farthest) / this.scale;
+		this.countBits = Long.SIZE - Long.numberOfLeadingZeros(this.limit);
+		this.countMask = (1L << this.countBits) - 1;
+		this.maxWindowIndex = (WORD_RANGE >>> this.countBits) - 1;
 	}
 
-	KeyState newState() {
+	/** A new state, as of {@code now}, for a key never seen or forgotten. */
+	KeyState newState(long now) {
 		return switch (this.policy.algorithm()) {
-			case FIXED_WINDOW -> new FixedWindowState();
+			case FIXED_WINDOW -> new FixedWindowState(this, now, 0);
 			case SLIDING_LOG -> new SlidingLogState();
 			case SLIDING_WINDOW_COUNTER -> new SlidingWindowCounterState();
-			case TOKEN_BUCKET, GCRA -> new ArrivalState();
-			case LEAKY_BUCKET -> new LeakyBucketState();
+			case TOKEN_BUCKET, GCRA -> new ArrivalState(now, 0);
+			case LEAKY_BUCKET -> new LeakyBucketState(now, 0);
 		};
 	}
 

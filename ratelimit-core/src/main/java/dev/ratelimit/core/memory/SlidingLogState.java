@@ -6,7 +6,7 @@ import dev.ratelimit.core.Decision;
  * The times of the allowed requests still inside the window, oldest first, in a ring that grows on demand up
  * to the limit and never beyond it.
  */
-final class SlidingLogState extends KeyState {
+final class SlidingLogState extends LockedState {
 
 	private static final int INITIAL_CAPACITY = 4;
 

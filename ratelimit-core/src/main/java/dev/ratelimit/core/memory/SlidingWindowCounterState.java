@@ -6,7 +6,7 @@ import dev.ratelimit.core.Decision;
  * The counts of the current and the previous aligned window. The estimate
  * {@code previous * (1 - elapsed / window) + current} is compared multiplied by the window, so it stays exact.
  */
-final class SlidingWindowCounterState extends KeyState {
+final class SlidingWindowCounterState extends LockedState {
 
 	private long window = Long.MIN_VALUE;
 

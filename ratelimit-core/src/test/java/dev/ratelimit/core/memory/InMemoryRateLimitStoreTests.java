@@ -122,4 +122,61 @@ class InMemoryRateLimitStoreTests {
 			.withMessageContaining("maxKeys");
 	}
 
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET", "LEAKY_BUCKET" })
+	void aKeyBusyPastTheSpanItsWordCountsKeepsItsState(Algorithm algorithm) {
+		// 999,983 is prime: each microsecond is 999,983 ticks, so the word spans 53 days from the key's creation
+		long limit = 999_983;
+		RateLimitPolicy policy = new RateLimitPolicy("p", algorithm, limit, Duration.ofSeconds(1), limit, limit, 0);
+		long span = new Rules(policy).arrivalSpan;
+		assertThat(Duration.ofNanos(span * 1000)).isLessThan(Duration.ofDays(60));
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
+		RateLimiter limiter = store.limiter(policy);
+		assertThat(limiter.tryAcquire("busy")).isTrue();
+		this.clock.set((span - 1000) * 1000);
+		assertThat(limiter.tryAcquire("busy")).isTrue();
+		// two milliseconds on, past the span: the bucket is still all but empty
+		this.clock.advance(Duration.ofMillis(2));
+		Decision denied = limiter.decide("busy");
+		assertThat(denied.allowed()).isFalse();
+		assertThat(denied.retryAfterNanos()).isGreaterThan(Duration.ofMillis(990).toNanos());
+		this.clock.advance(Duration.ofSeconds(1));
+		assertThat(limiter.tryAcquire("busy")).isTrue();
+		assertThat(limiter.tryAcquire("busy")).isFalse();
+		assertThat(store.size()).isEqualTo(1);
+		// a stacked decision rebases too
+		this.clock.advance(Duration.ofNanos(span * 1000));
+		List<RateLimitPolicy> stack = List.of(policy, RateLimitPolicy.of("q", Algorithm.SLIDING_LOG, 1,
+				Duration.ofSeconds(1)));
+		assertThat(store.decideAll("busy", stack)).allMatch(Decision::allowed);
+		assertThat(store.decideAll("busy", stack)).noneMatch(Decision::allowed);
+		// half a second before ticks counted from the store's start would overflow a long
+		this.clock.set((Long.MAX_VALUE / limit - 500_000) * 1000);
+		assertThat(limiter.tryAcquire("busy")).isTrue();
+		this.clock.advance(Duration.ofMillis(1));
+		assertThat(limiter.tryAcquire("busy")).isFalse();
+	}
+
+	@Test
+	void aFixedWindowKeyPastTheWindowsItsWordCountsKeepsCounting() {
+		// a count of up to 2^40 leaves the word 2^21 windows, 35 minutes of one-millisecond windows
+		long limit = 1L << 40;
+		RateLimitPolicy policy = new RateLimitPolicy("p", Algorithm.FIXED_WINDOW, limit, Duration.ofMillis(1), limit,
+				limit / 2, 0);
+		long lastWindow = new Rules(policy).maxWindowIndex;
+		assertThat(lastWindow).isEqualTo((1L << 21) - 1);
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
+		RateLimiter limiter = store.limiter(policy);
+		assertThat(limiter.tryAcquire("busy")).isTrue();
+		this.clock.set(lastWindow * 1_000_000);
+		assertThat(limiter.tryAcquire("busy")).isTrue();
+		assertThat(limiter.tryAcquire("busy")).isTrue();
+		assertThat(limiter.tryAcquire("busy")).isFalse();
+		this.clock.advance(Duration.ofMillis(1));
+		assertThat(limiter.tryAcquire("busy")).isTrue();
+		assertThat(limiter.decide("busy").remaining()).isZero();
+		assertThat(limiter.tryAcquire("busy")).isFalse();
+		assertThat(store.size()).isEqualTo(1);
+	}
+
 }
