@@ -23,13 +23,13 @@ abstract class PackedState extends KeyState {
 
 	@Override
 	final int tryAcquire(Rules rules, InMemoryRateLimitStore store) {
-		for (int spins = 1;; spins++) {
+		for (;;) {
 			long word = word();
 			if (word == RETIRED) {
 				return AGAIN;
 			}
 			if (word == HELD) {
-				waitFor(spins);
+				backOff();
 				continue;
 			}
 			long now = store.now();
@@ -45,18 +45,19 @@ abstract class PackedState extends KeyState {
 				// the word did not change while the time was read: the request is denied at that instant
 				return DENIED;
 			}
+			backOff();
 		}
 	}
 
 	@Override
 	final Decision decide(Rules rules, InMemoryRateLimitStore store) {
-		for (int spins = 1;; spins++) {
+		for (;;) {
 			long word = word();
 			if (word == RETIRED) {
 				return null;
 			}
 			if (word == HELD) {
-				waitFor(spins);
+				backOff();
 				continue;
 			}
 			long now = store.now();
@@ -72,6 +73,7 @@ abstract class PackedState extends KeyState {
 			else if (word() == word) {
 				return describe(rules, word, now, false);
 			}
+			backOff();
 		}
 	}
 
