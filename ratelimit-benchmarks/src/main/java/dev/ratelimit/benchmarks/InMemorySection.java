@@ -27,7 +27,7 @@ final class InMemorySection {
 
 	private static final String[] QUICK_OURS = { "GCRA", "TOKEN_BUCKET", "FIXED_WINDOW" };
 
-	private static final String[] RATIO_PEERS = { "bucket4j", "resilience4j", "guava", "bucket4j-bare" };
+	private static final String[] RATIO_PEERS = { "bucket4j", "resilience4j", "guava", "bucket4j-bare", "guava-bare" };
 
 	private final Suite.Mode mode;
 
@@ -44,7 +44,7 @@ final class InMemorySection {
 			List<Row> rows = new ArrayList<>();
 			if (this.mode == Suite.Mode.QUICK) {
 				rows.addAll(run("oneKey-" + round, options(OneKeyBenchmark.class).param("load", "ALLOWED")
-					.param("contender", concat(QUICK_OURS, Contender.PEERS, new String[] { "bucket4j-bare" }))));
+					.param("contender", concat(QUICK_OURS, Contender.PEERS, new String[] { "bucket4j-bare", "guava-bare" }))));
 				rows.addAll(run("manyKeys-" + round, options(ManyKeysBenchmark.class).param("load", "ALLOWED")
 					.param("keys", "10000")
 					.param("contender", concat(QUICK_OURS, Contender.PEERS))));
@@ -125,15 +125,28 @@ final class InMemorySection {
 	}
 
 	private static void checkTargets(Results results, Suite.Report report) {
+		String oneThread = Row.SCENARIOS.get(0);
+		String hotKey = Row.SCENARIOS.get(1);
+		for (String algorithm : new String[] { "GCRA", "TOKEN_BUCKET" }) {
+			ratioTarget(report, results, oneThread, algorithm, "bucket4j", 1.5);
+			ratioTarget(report, results, oneThread, algorithm, "guava-bare", 1.1);
+		}
+		for (String algorithm : QUICK_OURS) {
+			ratioTarget(report, results, hotKey, algorithm, "resilience4j", 1.0);
+			ratioTarget(report, results, hotKey, algorithm, "bucket4j", 2.0);
+			spreadTarget(report, results, hotKey, algorithm, 0.2);
+		}
+		for (String algorithm : Contender.OURS) {
+			scalingTarget(report, results, algorithm, 0.6);
+		}
+		for (String scenario : List.of(Row.SCENARIOS.get(2), Row.SCENARIOS.get(3))) {
+			for (String algorithm : new String[] { "GCRA", "TOKEN_BUCKET" }) {
+				ratioTarget(report, results, scenario, algorithm, "bucket4j", 2.0);
+				ratioTarget(report, results, scenario, algorithm, "guava", 2.0);
+			}
+		}
 		List<Row> rows = results.medians();
-		for (String algorithm : new String[] { "GCRA", "TOKEN_BUCKET" }) {
-			ratioTarget(report, results, Row.SCENARIOS.get(0), algorithm, 1.2);
-		}
-		for (String algorithm : new String[] { "GCRA", "TOKEN_BUCKET" }) {
-			ratioTarget(report, results, Row.SCENARIOS.get(1), algorithm, 2.0);
-			ratioTarget(report, results, Row.SCENARIOS.get(2), algorithm, 2.0);
-		}
-		for (String algorithm : new String[] { "GCRA", "TOKEN_BUCKET", "FIXED_WINDOW" }) {
+		for (String algorithm : QUICK_OURS) {
 			List<Row> existingKey = rows.stream()
 				.filter((row) -> row.contender.equals(algorithm) && row.scenario.startsWith("one key"))
 				.toList();
@@ -147,19 +160,48 @@ final class InMemorySection {
 	}
 
 	private static void ratioTarget(Suite.Report report, Results results, String scenario, String algorithm,
-			double wanted) {
-		double ratio = results.ratio(scenario, Load.ALLOWED, algorithm, "bucket4j");
-		String what = String.format(Locale.ROOT, "%s, %s: ≥ %.1f× Bucket4j", algorithm, scenario, wanted);
+			String peer, double wanted) {
+		double ratio = results.ratio(scenario, Load.ALLOWED, algorithm, peer);
+		String what = String.format(Locale.ROOT, "%s, %s: ≥ %.1f× %s", algorithm, scenario, wanted, peer);
 		if (Double.isNaN(ratio)) {
 			report.target(what, "", null);
 			return;
 		}
-		String measured = String.format(Locale.ROOT, "%.2f×", ratio);
-		double bare = results.ratio(scenario, Load.ALLOWED, algorithm, "bucket4j-bare");
-		if (!Double.isNaN(bare)) {
-			measured += String.format(Locale.ROOT, " (%.2f× a bare bucket)", bare);
+		report.target(what, String.format(Locale.ROOT, "%.2f×", ratio), ratio >= wanted);
+	}
+
+	/** Two threads on one key against one thread, in the same round. */
+	private static void scalingTarget(Suite.Report report, Results results, String algorithm, double wanted) {
+		List<Double> ratios = new ArrayList<>();
+		for (int round = 0; round < results.rounds(); round++) {
+			Row one = find(results.roundRows(round), Row.SCENARIOS.get(0), Load.ALLOWED, algorithm);
+			Row two = find(results.roundRows(round), Row.SCENARIOS.get(1), Load.ALLOWED, algorithm);
+			if (one != null && two != null) {
+				ratios.add(two.score / one.score);
+			}
 		}
-		report.target(what, measured, ratio >= wanted);
+		String what = String.format(Locale.ROOT, "%s, one key: two threads ≥ %.1f× one thread", algorithm, wanted);
+		if (ratios.isEmpty()) {
+			report.target(what, "", null);
+			return;
+		}
+		double ratio = Results.median(ratios.stream().mapToDouble(Double::doubleValue).toArray());
+		report.target(what, String.format(Locale.ROOT, "%.2f×", ratio), ratio >= wanted);
+	}
+
+	/** The spread of a score between rounds, each a fork of its own, against its median. */
+	private static void spreadTarget(Suite.Report report, Results results, String scenario, String algorithm,
+			double wanted) {
+		String what = String.format(Locale.ROOT, "%s, %s: spread between forks < %.0f%%", algorithm, scenario,
+				100 * wanted);
+		Row median = find(results.medians(), scenario, Load.ALLOWED, algorithm);
+		if (median == null || results.rounds() < 2) {
+			report.target(what, (median == null) ? "" : "one fork only", null);
+			return;
+		}
+		double spread = 2 * median.error / median.score;
+		report.target(what, String.format(Locale.ROOT, "%.0f%% over %d forks", 100 * spread, results.rounds()),
+				spread < wanted);
 	}
 
 	static Row find(List<Row> rows, String scenario, Load load, String contender) {
@@ -202,6 +244,10 @@ final class InMemorySection {
 
 		List<Row> medians() {
 			return this.medians;
+		}
+
+		int rounds() {
+			return this.rounds.size();
 		}
 
 		List<Row> roundRows(int round) {
