@@ -14,66 +14,60 @@ Both forms are read whatever the limit.
 ]]
 
 -- Writes the count of the current window.
-local function save(s)
+local function save(key, limit, used, index, until_next)
   local state
-  if s.limit < 2^32 then
-    state = s.used * PACK + packed_index(s.index)
+  if limit < 2^32 then
+    state = used * PACK + packed_index(index)
   else
-    state = string.format('%d:%d', s.index, s.used)
+    state = string.format('%d:%d', index, used)
   end
   -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
-  redis.call('SET', s.key, state, 'PX', ttl_ms(s.until_next))
+  redis.call('SET', key, state, 'PX', ttl_ms(until_next))
 end
 
-local function load(key, limit, window, burst, cost, delay_after, now)
-  local index = floor_div(now, window)
-  local s = { key = key, limit = limit, cost = cost, now = now, used = 0, index = index,
-              until_next = (index + 1) * window - now }
-  -- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
-  local stored = redis.pcall('GET', key)
-  if type(stored) == 'string' then
-    -- age: how many windows ago the state was written, negative for a window after this one
-    local age, count
-    local value = tonumber(stored)
-    if value then
-      count = floor_div(value, PACK)
-      age = age_of(index, value - count * PACK)
-    else
-      local stored_index
-      stored_index, count = string.match(stored, '^(-?%d+):(%d+)$')
-      if stored_index then
-        age, count = index - tonumber(stored_index), tonumber(count)
-      end
-    end
-    if age and age <= 0 then
-      -- capped in case a larger policy of the same name wrote it
-      s.used = math.min(count, limit)
-      if age < 0 then
-        -- a window after this one, which no clock running forward writes: Redis' clock stepped back. Its
-        -- count is kept for the rest of this window, so the step lets no more through than the limit and
-        -- holds the client at most until the next window; written back at once, even for a denied
-        -- request, so that the next window starts over as the retry-after promises.
-        save(s)
-      end
+-- === decision
+local index = floor_div(now, window)
+local until_next = (index + 1) * window - now
+local used = 0
+-- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
+local stored = redis.pcall('GET', key)
+if type(stored) == 'string' then
+  -- age: how many windows ago the state was written, negative for a window after this one
+  local age, count
+  local value = tonumber(stored)
+  if value then
+    count = floor_div(value, PACK)
+    age = age_of(index, value - count * PACK)
+  else
+    local stored_index
+    stored_index, count = string.match(stored, '^(-?%d+):(%d+)$')
+    if stored_index then
+      age, count = index - tonumber(stored_index), tonumber(count)
     end
   end
-  return s
+  if age and age <= 0 then
+    -- capped in case a larger policy of the same name wrote it
+    used = math.min(count, limit)
+    if age < 0 then
+      -- a window after this one, which no clock running forward writes: Redis' clock stepped back. Its
+      -- count is kept for the rest of this window, so the step lets no more through than the limit and
+      -- holds the client at most until the next window; written back at once, even for a denied
+      -- request, so that the next window starts over as the retry-after promises.
+      save(key, limit, used, index, until_next)
+    end
+  end
+end
+local admitted = used + cost <= limit
+local allowed = admitted
+
+-- === take
+if allowed then
+  used = used + cost
+  save(key, limit, used, index, until_next)
 end
 
-local function admits(s)
-  return s.used + s.cost <= s.limit
-end
-
-local function take(s)
-  s.used = s.used + s.cost
-  save(s)
-end
-
-local function reply(s, allowed)
-  -- a request that fits but was refused by a stacked policy has nothing to wait for here
-  local retry = (not allowed and not admits(s)) and s.until_next or 0
-  local reset = (s.used > 0) and s.until_next or 0
-  return { allowed and 1 or 0, s.limit - s.used, retry, reset, 0, 0, 0, 0 }
-end
-
-local algorithm = { load = load, admits = admits, take = take, reply = reply }
+-- === reply
+-- a request that fits but was refused by a stacked policy has nothing to wait for here
+local retry = (not allowed and not admitted) and until_next or 0
+local reset = (used > 0) and until_next or 0
+return { allowed and 1 or 0, limit - used, retry, reset, 0, 0, 0, 0 }

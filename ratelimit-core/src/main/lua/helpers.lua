@@ -9,10 +9,15 @@ Calling convention, the same for all six standalone scripts (docs/redis.md):
 Returns: allowed (1/0), remaining, retry-after, reset-after, delay (microseconds, rounded up), then for
 each of the three times how many nanoseconds the rounding up added (0 to 999).
 
-The build puts each script together from the pieces in ratelimit-core/src/main/lua: these helpers, the
-algorithm's part, time.lua and entry.lua. Every line runs on every call, so each part defines only what
-its decision uses and ends with one table constructor, local algorithm = { load = ..., admits = ...,
-take = ..., reply = ... } (a table filled field by field is rebuilt as it grows).
+The build puts each script together from the pieces in ratelimit-core/src/main/lua: these helpers,
+time.lua, entry.lua, then the algorithm's pieces. Every line runs on every call, so a script creates no
+table and no function its decision does not use: the pieces define only the functions it calls, and the
+last one holds the decision itself, straight-line code over the locals entry.lua sets (key, limit, window,
+burst, cost, delay_after, now), in three sections, each starting with its marker line:
+  -- === decision   reads the state and ends with `local allowed`, whether this policy admits the request
+  -- === take       `if allowed then` takes the request's cost `end`
+  -- === reply      returns the reply
+The stacked script runs the same sections in a function per algorithm (stacked.lua).
 ]]
 
 -- A key lives at least this long, so a caller whose clock runs slower than Redis' never loses state early.

@@ -9,37 +9,35 @@ instant (ticks.lua). The requests waiting at `now` are the slots between now and
 ceil((next free - now) / interval) - 1 of them.
 ]]
 
--- s.ahead is max(next free - now, 0); a full queue's next free is (burst + 1) intervals ahead
-local function load(key, limit, window, burst, cost, delay_after, now)
-  return bucket_state(key, limit, window, burst, cost, delay_after, now, burst + 1)
-end
-
-local function queued(s)
-  if s.ahead <= 0 then
+local function queued(ahead, interval)
+  if ahead <= 0 then
     return 0
   end
-  return ceil_div(s.ahead, s.interval) - 1
+  return ceil_div(ahead, interval) - 1
 end
 
-local function admits(s)
-  return queued(s) + s.cost <= s.burst
+-- === decision
+-- ahead: max(next free - now, 0); a full queue's next free is (burst + 1) intervals ahead
+local scale, interval, ahead = bucket_state(key, limit, window, now, burst + 1)
+local allowed = queued(ahead, interval) + cost <= burst
+
+-- === take
+if allowed then
+  ahead = take_ahead(key, now, ahead, cost, interval, scale)
 end
 
-local function reply(s, allowed)
-  local remaining = s.burst - queued(s)
-  if remaining < 0 then
-    remaining = 0
-  end
-  local retry, retry_ns, delay, delay_ns = 0, 0, 0, 0
-  if allowed then
-    -- this request's slot starts where it found next free; the first delay_after slots are not waited for
-    local slot = s.ahead - s.cost * s.interval
-    delay, delay_ns = micros(slot - s.delay_after * s.interval, s.scale)
-  else
-    retry, retry_ns = micros(s.ahead - (s.burst - s.cost + 1) * s.interval, s.scale)
-  end
-  local reset, reset_ns = micros(s.ahead, s.scale)
-  return { allowed and 1 or 0, remaining, retry, reset, delay, retry_ns, reset_ns, delay_ns }
+-- === reply
+local remaining = burst - queued(ahead, interval)
+if remaining < 0 then
+  remaining = 0
 end
-
-local algorithm = { load = load, admits = admits, take = take_ahead, reply = reply }
+local retry, retry_ns, delay, delay_ns = 0, 0, 0, 0
+if allowed then
+  -- this request's slot starts where it found next free; the first delay_after slots are not waited for
+  local slot = ahead - cost * interval
+  delay, delay_ns = micros(slot - delay_after * interval, scale)
+else
+  retry, retry_ns = micros(ahead - (burst - cost + 1) * interval, scale)
+end
+local reset, reset_ns = micros(ahead, scale)
+return { allowed and 1 or 0, remaining, retry, reset, delay, retry_ns, reset_ns, delay_ns }

@@ -61,64 +61,58 @@ local function push(key, time, count, window)
   redis.call('PEXPIRE', key, ttl_ms(window))
 end
 
-local function load(key, limit, window, burst, cost, delay_after, now)
-  local s = { key = key, limit = limit, window = window, cost = cost, now = now, expired = 0, size = 0 }
-  -- a key of another type (the policy changed its algorithm) reads as empty and is replaced
-  local length = redis.pcall('LLEN', key)
-  if type(length) == 'number' then
-    if length > 0 and tonumber(redis.call('LINDEX', key, -1)) > now then
-      -- entries after now, which no clock running forward writes: Redis' clock stepped back. They are moved
-      -- to now, so that they still count but leave the window at most one window from now, instead of
-      -- holding the client until the clock catches up; written back at once, even for a denied request,
-      -- so that the retry-after it reports holds.
-      local ahead = count_ahead(key, length, now)
-      redis.call('LTRIM', key, 0, -(ahead + 1))
-      push(key, now, ahead, window)
-    end
-    s.expired = count_expired(key, length, now - window)
-    s.size = length - s.expired
-  else
-    s.foreign = true
+-- The time of the i-th (0-based) entry of the list.
+local function entry_time(key, i)
+  return tonumber(redis.call('LINDEX', key, i))
+end
+
+-- === decision
+-- expired: the entries at the head that have left the window; size: those still inside it
+local expired, size, foreign = 0, 0, false
+-- a key of another type (the policy changed its algorithm) reads as empty and is replaced
+local length = redis.pcall('LLEN', key)
+if type(length) == 'number' then
+  if length > 0 and entry_time(key, -1) > now then
+    -- entries after now, which no clock running forward writes: Redis' clock stepped back. They are moved
+    -- to now, so that they still count but leave the window at most one window from now, instead of
+    -- holding the client until the clock catches up; written back at once, even for a denied request,
+    -- so that the retry-after it reports holds.
+    local ahead = count_ahead(key, length, now)
+    redis.call('LTRIM', key, 0, -(ahead + 1))
+    push(key, now, ahead, window)
   end
-  return s
+  expired = count_expired(key, length, now - window)
+  size = length - expired
+else
+  foreign = true
 end
+local allowed = size + cost <= limit
 
-local function admits(s)
-  return s.size + s.cost <= s.limit
-end
-
-local function take(s)
-  if s.foreign then
-    redis.call('DEL', s.key)
-  elseif s.expired > 0 then
-    redis.call('LTRIM', s.key, s.expired, -1)
-    s.expired = 0
+-- === take
+if allowed then
+  if foreign then
+    redis.call('DEL', key)
+  elseif expired > 0 then
+    redis.call('LTRIM', key, expired, -1)
+    expired = 0
   end
-  push(s.key, s.now, s.cost, s.window)
-  s.size = s.size + s.cost
+  push(key, now, cost, window)
+  size = size + cost
 end
 
--- The time of the i-th (0-based) entry still inside the window.
-local function at(s, i)
-  return tonumber(redis.call('LINDEX', s.key, s.expired + i))
+-- === reply
+-- the request fits once enough of the oldest entries have left the window; a request that fits but was
+-- refused by a stacked policy has nothing to wait for here
+local must_expire = size + cost - limit
+local retry = 0
+if not allowed and must_expire > 0 then
+  retry = entry_time(key, expired + must_expire - 1) + window - now
 end
-
-local function reply(s, allowed)
-  -- the request fits once enough of the oldest entries have left the window; a request that fits but was
-  -- refused by a stacked policy has nothing to wait for here
-  local must_expire = s.size + s.cost - s.limit
-  local retry = 0
-  if not allowed and must_expire > 0 then
-    retry = at(s, must_expire - 1) + s.window - s.now
-  end
-  local reset = 0
-  if allowed then
-    -- the newest entry is this request's
-    reset = s.window
-  elseif s.size > 0 then
-    reset = at(s, s.size - 1) + s.window - s.now
-  end
-  return { allowed and 1 or 0, s.limit - s.size, retry, reset, 0, 0, 0, 0 }
+local reset = 0
+if allowed then
+  -- the newest entry is this request's
+  reset = window
+elseif size > 0 then
+  reset = entry_time(key, expired + size - 1) + window - now
 end
-
-local algorithm = { load = load, admits = admits, take = take, reply = reply }
+return { allowed and 1 or 0, limit - size, retry, reset, 0, 0, 0, 0 }

@@ -18,101 +18,96 @@ the string "<window index>:<previous count>:<current count>". Both forms are rea
 -- The base of the packed state's two counts.
 local COUNTS = 65536
 
-local function reset_after(s)
-  if s.current > 0 then
-    return 2 * s.window - s.elapsed
-  elseif s.previous > 0 then
-    return s.window - s.elapsed
+local function reset_after(window, elapsed, previous, current)
+  if current > 0 then
+    return 2 * window - elapsed
+  elseif previous > 0 then
+    return window - elapsed
   end
   return 0
 end
 
 -- Writes both counts of the current window.
-local function save(s)
+local function save(key, limit, window, index, elapsed, previous, current)
   local state
-  if s.limit < COUNTS then
-    state = (s.current + COUNTS * s.previous) * PACK + packed_index(s.index)
+  if limit < COUNTS then
+    state = (current + COUNTS * previous) * PACK + packed_index(index)
   else
-    state = string.format('%d:%d:%d', s.index, s.previous, s.current)
+    state = string.format('%d:%d:%d', index, previous, current)
   end
   -- numbers go to Redis as they are: it writes whole numbers out in full, never with an exponent
-  redis.call('SET', s.key, state, 'PX', ttl_ms(reset_after(s)))
-end
-
-local function load(key, limit, window, burst, cost, delay_after, now)
-  local index = floor_div(now, window)
-  local s = { key = key, limit = limit, window = window, cost = cost, now = now, previous = 0, current = 0,
-              index = index, elapsed = now - index * window }
-  -- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
-  local stored = redis.pcall('GET', key)
-  if type(stored) == 'string' then
-    -- age: how many windows ago the state was written, negative for a window after this one
-    local age, previous, current
-    local value = tonumber(stored)
-    if value then
-      local counts = floor_div(value, PACK)
-      previous = floor_div(counts, COUNTS)
-      current = counts - previous * COUNTS
-      age = age_of(index, value - counts * PACK)
-    else
-      local stored_index
-      stored_index, previous, current = string.match(stored, '^(-?%d+):(%d+):(%d+)$')
-      if stored_index then
-        age, previous, current = index - tonumber(stored_index), tonumber(previous), tonumber(current)
-      end
-    end
-    -- capped in case a larger policy of the same name wrote it
-    if age == 0 then
-      s.previous, s.current = math.min(previous, limit), math.min(current, limit)
-    elseif age == 1 then
-      s.previous = math.min(current, limit)
-    elseif age and age < 0 then
-      -- a window after this one, which no clock running forward writes: Redis' clock stepped back. It is
-      -- taken as the previous window, so that its count still holds the client back but fades out within
-      -- this window (as the current one it would weigh for two); written back at once, even for a denied
-      -- request, so that the next window finds it gone as the retry-after promises.
-      s.previous = math.min(current, limit)
-      save(s)
-    end
-  end
-  return s
-end
-
--- previous * (window - elapsed) + current * window < (limit - cost + 1) * window, with every product
--- below limit * window, which the policy keeps below 2^53
-local function admits(s)
-  return s.previous * (s.window - s.elapsed) < (s.limit - s.cost + 1 - s.current) * s.window
-end
-
-local function take(s)
-  s.current = s.current + s.cost
-  save(s)
+  redis.call('SET', key, state, 'PX', ttl_ms(reset_after(window, elapsed, previous, current)))
 end
 
 -- The first microsecond at which the request fits: later in this window as the previous one fades, or
 -- in the next, once the current count has become the previous one.
-local function retry_after(s)
-  local threshold = s.limit - s.cost + 1
-  local headroom = threshold - s.current
-  if headroom > 0 and s.previous > 0 then
-    local at = s.window - ceil_div(headroom * s.window, s.previous) + 1
-    if at < s.window then
-      return at - s.elapsed
+local function retry_after(limit, window, cost, elapsed, previous, current)
+  local threshold = limit - cost + 1
+  local headroom = threshold - current
+  if headroom > 0 and previous > 0 then
+    local at = window - ceil_div(headroom * window, previous) + 1
+    if at < window then
+      return at - elapsed
     end
   end
-  if s.current < threshold then
-    return s.window - s.elapsed
+  if current < threshold then
+    return window - elapsed
   end
-  local at = s.window - ceil_div(threshold * s.window, s.current) + 1
-  return s.window - s.elapsed + at
+  local at = window - ceil_div(threshold * window, current) + 1
+  return window - elapsed + at
 end
 
-local function reply(s, allowed)
-  local headroom = (s.limit - s.current) * s.window - s.previous * (s.window - s.elapsed)
-  local remaining = (headroom > 0) and ceil_div(headroom, s.window) or 0
-  -- a request that fits but was refused by a stacked policy has nothing to wait for here
-  local retry = (allowed or admits(s)) and 0 or retry_after(s)
-  return { allowed and 1 or 0, remaining, retry, reset_after(s), 0, 0, 0, 0 }
+-- === decision
+local index = floor_div(now, window)
+local elapsed = now - index * window
+local previous, current = 0, 0
+-- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
+local stored = redis.pcall('GET', key)
+if type(stored) == 'string' then
+  -- age: how many windows ago the state was written, negative for a window after this one
+  local age, stored_previous, stored_current
+  local value = tonumber(stored)
+  if value then
+    local counts = floor_div(value, PACK)
+    stored_previous = floor_div(counts, COUNTS)
+    stored_current = counts - stored_previous * COUNTS
+    age = age_of(index, value - counts * PACK)
+  else
+    local stored_index
+    stored_index, stored_previous, stored_current = string.match(stored, '^(-?%d+):(%d+):(%d+)$')
+    if stored_index then
+      age, stored_previous, stored_current = index - tonumber(stored_index), tonumber(stored_previous),
+        tonumber(stored_current)
+    end
+  end
+  -- capped in case a larger policy of the same name wrote it
+  if age == 0 then
+    previous, current = math.min(stored_previous, limit), math.min(stored_current, limit)
+  elseif age == 1 then
+    previous = math.min(stored_current, limit)
+  elseif age and age < 0 then
+    -- a window after this one, which no clock running forward writes: Redis' clock stepped back. It is
+    -- taken as the previous window, so that its count still holds the client back but fades out within
+    -- this window (as the current one it would weigh for two); written back at once, even for a denied
+    -- request, so that the next window finds it gone as the retry-after promises.
+    previous = math.min(stored_current, limit)
+    save(key, limit, window, index, elapsed, previous, current)
+  end
+end
+-- previous * (window - elapsed) + current * window < (limit - cost + 1) * window, with every product
+-- below limit * window, which the policy keeps below 2^53
+local admitted = previous * (window - elapsed) < (limit - cost + 1 - current) * window
+local allowed = admitted
+
+-- === take
+if allowed then
+  current = current + cost
+  save(key, limit, window, index, elapsed, previous, current)
 end
 
-local algorithm = { load = load, admits = admits, take = take, reply = reply }
+-- === reply
+local headroom = (limit - current) * window - previous * (window - elapsed)
+local remaining = (headroom > 0) and ceil_div(headroom, window) or 0
+-- a request that fits but was refused by a stacked policy has nothing to wait for here
+local retry = (allowed or admitted) and 0 or retry_after(limit, window, cost, elapsed, previous, current)
+return { allowed and 1 or 0, remaining, retry, reset_after(window, elapsed, previous, current), 0, 0, 0, 0 }

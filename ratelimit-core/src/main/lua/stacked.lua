@@ -3,12 +3,17 @@ Stacked limits: one request of one client decided under several policies at once
 request passes only if every policy admits it; a request that one policy refuses takes nothing from the
 others.
 
-Not runnable as is: the store generates the stacked script by placing, before this driver, each standalone
-script's algorithm part (the helpers and the algorithm's pieces, above its entry point line) in the table
-`define`, as a function that ends with
-  algorithms['<file name without .lua>'] = algorithm
-then time.lua, which every entry shares (see docs/redis.md). The algorithms' own code is thereby exactly the
-code of the standalone scripts, and a call defines only the algorithms it names.
+Not runnable as is: the store generates the stacked script by placing, before this driver, what the
+standalone scripts share (the helpers and time.lua, above entry.lua's entry point line), then in the table
+`define`, for each algorithm, a function that defines the algorithm's functions (its pieces above their
+"-- === decision" line) and returns its decision:
+  function(key, limit, window, burst, cost, delay_after, now)
+    <the decision section>
+    return allowed, function(allowed) <the take and reply sections> end
+  end
+The decision says whether this policy admits the request; the function it returns takes the request if the
+whole stack is allowed and returns the reply. The algorithms' own code is thereby exactly the code of the
+standalone scripts, and a call defines only the algorithms it names (see docs/redis.md).
 
 Calling convention:
   KEYS[i]  the state key of policy i; all keys of one client share a hash tag, so one slot in a cluster
@@ -26,33 +31,29 @@ if late then
   return late
 end
 
-local chosen, states = {}, {}
+local finish = {}
 local allowed = true
 for i, key in ipairs(KEYS) do
   local base = 1 + (i - 1) * 6
   local name = ARGV[base + 1]
-  local algorithm = algorithms[name]
-  if algorithm == nil then
+  local decide = algorithms[name]
+  if decide == nil then
     if define[name] == nil then
       error('ARGV[' .. (base + 1) .. '] names no algorithm: "' .. tostring(name) .. '"')
     end
-    define[name]()
-    algorithm = algorithms[name]
+    decide = define[name]()
+    algorithms[name] = decide
   end
-  chosen[i] = algorithm
-  states[i] = algorithm.load(key, tonumber(ARGV[base + 2]) or invalid(base + 2, 'limit'),
+  local admitted
+  admitted, finish[i] = decide(key, tonumber(ARGV[base + 2]) or invalid(base + 2, 'limit'),
     tonumber(ARGV[base + 3]) or invalid(base + 3, 'window'), tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
-    tonumber(ARGV[base + 5]) or invalid(base + 5, 'cost'), delay_after(base + 6), now)
-  -- once one policy refuses, the others are still read, to describe them, but not asked
-  allowed = allowed and algorithm.admits(states[i])
+    tonumber(ARGV[base + 5]) or invalid(base + 5, 'cost'), read_delay_after(base + 6), now)
+  allowed = allowed and admitted
 end
 
 local reply = {}
 for i = 1, #KEYS do
-  if allowed then
-    chosen[i].take(states[i])
-  end
-  for _, value in ipairs(chosen[i].reply(states[i], allowed)) do
+  for _, value in ipairs(finish[i](allowed)) do
     reply[#reply + 1] = value
   end
 end

@@ -33,43 +33,42 @@ local function save_ahead(key, now, ahead, scale)
   redis.call('SET', key, at, 'PX', ttl_ms(whole))
 end
 
--- Moves the instant cost intervals on: max(instant, now) + cost x interval.
-local function take_ahead(s)
-  s.ahead = s.ahead + s.cost * s.interval
-  save_ahead(s.key, s.now, s.ahead, s.scale)
+-- Moves the instant cost intervals on, max(instant, now) + cost x interval, writes it and returns it.
+local function take_ahead(key, now, ahead, cost, interval, scale)
+  ahead = ahead + cost * interval
+  save_ahead(key, now, ahead, scale)
+  return ahead
 end
 
--- A bucket's state: `ahead`, the ticks from now to the stored instant, at most `most_intervals` intervals;
--- 0 when it has passed or the key holds none.
-local function bucket_state(key, limit, window, burst, cost, delay_after, now, most_intervals)
+-- A bucket's policy in ticks and its state: scale, interval and `ahead`, the ticks from now to the stored
+-- instant, at most `most_intervals` intervals; 0 when it has passed or the key holds none.
+local function bucket_state(key, limit, window, now, most_intervals)
   -- Euclid: fmod is exact on doubles, so it needs no correction
   local fmod, g, b = math.fmod, window, limit
   while b ~= 0 do
     g, b = b, fmod(g, b)
   end
   local scale, interval = limit / g, window / g
-  local s = { key = key, burst = burst, cost = cost, delay_after = delay_after, now = now, scale = scale,
-              interval = interval, ahead = 0 }
   -- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
   local stored = redis.pcall('GET', key)
   if type(stored) ~= 'string' then
-    return s
+    return scale, interval, 0
   end
   local at, ticks = tonumber(stored), 0
   if not at then
     at, ticks = string.match(stored, '^(-?%d+):(%d+)$')
     at, ticks = tonumber(at), tonumber(ticks)
   end
-  if at and at >= now then
-    local ahead, most = (at - now) * scale + ticks, most_intervals * interval
-    if ahead > most then
-      -- no clock running forward puts the instant beyond `most` (a full queue's, an empty bucket's): Redis'
-      -- clock stepped back, or a larger policy of the same name wrote it. Written back at once, even for a
-      -- denied request, so that the key holds the client no longer than the retry-after it reports.
-      ahead = most
-      save_ahead(key, now, most, scale)
-    end
-    s.ahead = ahead
+  if not at or at < now then
+    return scale, interval, 0
   end
-  return s
+  local ahead, most = (at - now) * scale + ticks, most_intervals * interval
+  if ahead > most then
+    -- no clock running forward puts the instant beyond `most` (a full queue's, an empty bucket's): Redis'
+    -- clock stepped back, or a larger policy of the same name wrote it. Written back at once, even for a
+    -- denied request, so that the key holds the client no longer than the retry-after it reports.
+    ahead = most
+    save_ahead(key, now, most, scale)
+  end
+  return scale, interval, ahead
 end

@@ -1,4 +1,3 @@
--- === entry point: the stacked script keeps only what is above this line ===
 
 -- What every entry shares, the standalone scripts' and the stacked script's.
 
@@ -9,7 +8,7 @@ local function invalid(i, name)
 end
 
 -- The queued requests that pass without waiting: "" is 0.
-local function delay_after(i)
+local function read_delay_after(i)
   local value = ARGV[i]
   if value == nil or value == '' then
     return 0

@@ -8,22 +8,29 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.EnumMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
 
 /**
  * The Lua scripts, read once from {@code META-INF/ratelimit/lua/}, where the build puts them together from the
- * pieces in {@code src/main/lua}: one per algorithm (its part, {@code time.lua} and {@code entry.lua}), the
- * stacked script generated from the algorithms' parts, {@code time.lua} and {@code stacked.lua}, and the fleet's
- * heartbeat.
+ * pieces in {@code src/main/lua}: one per algorithm (the helpers, {@code time.lua}, {@code entry.lua} and the
+ * algorithm's pieces), the stacked script generated here from the same text and {@code stacked.lua}, and the
+ * fleet's heartbeat.
  */
 final class RedisScripts {
 
 	static final String LOCATION = "META-INF/ratelimit/lua/";
 
-	/** The line above which each algorithm script holds its algorithm and below which its standalone entry. */
+	/** The line above which each algorithm script holds what every script shares, and below it its entry. */
 	static final String ENTRY_POINT = "-- === entry point";
+
+	/** The line below which each algorithm script holds its algorithm: its functions, then its decision. */
+	static final String ALGORITHM = "-- === algorithm";
+
+	/** The lines that start the decision's three sections, in their order. */
+	static final List<String> SECTIONS = List.of("-- === decision", "-- === take", "-- === reply");
 
 	private static final RedisScripts INSTANCE = new RedisScripts();
 
@@ -34,30 +41,47 @@ final class RedisScripts {
 	private final Script fleet = new Script(read("fleet.lua"));
 
 	private RedisScripts() {
+		String shared = null;
 		// Each algorithm's part is wrapped in a function that the driver calls only for the algorithms a call names:
 		// every line of a script runs on every call, so defining all six would cost each call their closures.
-		StringBuilder stacked = new StringBuilder("-- Generated from the six algorithm scripts, time.lua and stacked.lua: "
-				+ "see stacked.lua\n\nlocal algorithms = {}\n\nlocal define = {\n");
+		StringBuilder define = new StringBuilder("local algorithms = {}\n\nlocal define = {\n");
 		for (Algorithm algorithm : Algorithm.values()) {
-			String source = read(fileName(algorithm) + ".lua");
+			String name = fileName(algorithm);
+			String source = read(name + ".lua");
 			this.standalone.put(algorithm, new Script(source));
-			int entryPoint = source.indexOf("\n" + ENTRY_POINT);
-			if (entryPoint < 0) {
-				throw new IllegalStateException(fileName(algorithm) + ".lua has no '" + ENTRY_POINT + "' line");
+			String prefix = source.substring(0, at(source, ENTRY_POINT, name));
+			if (shared != null && !shared.equals(prefix)) {
+				throw new IllegalStateException(name + ".lua does not share the helpers of the other scripts");
 			}
-			stacked.append("\n['")
-				.append(fileName(algorithm))
+			shared = prefix;
+			int part = source.indexOf('\n', at(source, ALGORITHM, name)) + 1;
+			int decision = at(source, SECTIONS.get(0), name);
+			int take = at(source, SECTIONS.get(1), name);
+			if (!(part <= decision && decision < take && take < at(source, SECTIONS.get(2), name))) {
+				throw new IllegalStateException(name + ".lua does not hold its sections in the order " + SECTIONS);
+			}
+			define.append("\n['")
+				.append(name)
 				.append("'] = function()\n")
-				.append(source, 0, entryPoint + 1)
-				.append("algorithms['")
-				.append(fileName(algorithm))
-				.append("'] = algorithm\nend,\n");
+				.append(source, part, decision)
+				.append("return function(key, limit, window, burst, cost, delay_after, now)\n")
+				.append(source, decision, take)
+				.append("return allowed, function(allowed)\n")
+				.append(source, take, source.length())
+				.append("end\nend\nend,\n");
 		}
-		stacked.append("}\n");
-		String time = read("time.lua");
-		// below the entry point line, which it starts with, time.lua holds what every entry shares
-		stacked.append(time, time.indexOf('\n') + 1, time.length()).append('\n').append(read("stacked.lua"));
-		this.stacked = new Script(stacked.toString());
+		define.append("}\n");
+		this.stacked = new Script("-- Generated from the six algorithm scripts and stacked.lua: see stacked.lua\n\n"
+				+ shared + define + "\n" + read("stacked.lua"));
+	}
+
+	/** Where the line {@code marker} starts in the script {@code name}. */
+	private static int at(String source, String marker, String name) {
+		int at = source.indexOf("\n" + marker);
+		if (at < 0) {
+			throw new IllegalStateException(name + ".lua has no '" + marker + "' line");
+		}
+		return at + 1;
 	}
 
 	static RedisScripts get() {

@@ -33,34 +33,49 @@ class RedisScriptsTests {
 		String stacked = RedisScripts.get().stacked().source();
 		for (Algorithm algorithm : Algorithm.values()) {
 			String standalone = RedisScripts.get().standalone(algorithm).source();
-			String algorithmPart = standalone.substring(0, standalone.indexOf(RedisScripts.ENTRY_POINT));
-			assertThat(stacked).contains(algorithmPart)
-				.contains("algorithms['" + RedisScripts.fileName(algorithm) + "'] = algorithm");
+			String decision = standalone.substring(standalone.indexOf(RedisScripts.SECTIONS.get(0)));
+			assertThat(stacked).contains(decision.substring(0, decision.indexOf(RedisScripts.SECTIONS.get(1))))
+				.contains("['" + RedisScripts.fileName(algorithm) + "'] = function()");
 		}
-		assertThat(stacked).doesNotContain(RedisScripts.ENTRY_POINT);
+		assertThat(stacked).doesNotContain(RedisScripts.ENTRY_POINT).doesNotContain(RedisScripts.ALGORITHM);
 	}
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void producesEachStandaloneScriptFromItsPiecesExactly(Algorithm algorithm) {
-		String expected = piecesOf(algorithm) + piece("time.lua") + piece("entry.lua");
+		String expected = piece("helpers.lua") + piece("time.lua") + piece("entry.lua") + piecesOf(algorithm);
 		assertThat(RedisScripts.get().standalone(algorithm).source()).isEqualTo(expected);
 	}
 
 	@Test
 	void producesTheStackedScriptFromThePiecesExactly() {
-		StringBuilder expected = new StringBuilder("-- Generated from the six algorithm scripts, time.lua and stacked.lua: "
-				+ "see stacked.lua\n\nlocal algorithms = {}\n\nlocal define = {\n");
+		StringBuilder expected = new StringBuilder("-- Generated from the six algorithm scripts and stacked.lua: "
+				+ "see stacked.lua\n\n" + piece("helpers.lua") + piece("time.lua")
+				+ "local algorithms = {}\n\nlocal define = {\n");
 		for (Algorithm algorithm : Algorithm.values()) {
-			String name = RedisScripts.fileName(algorithm);
-			expected.append("\n['" + name + "'] = function()\n")
-				.append(piecesOf(algorithm))
-				.append("algorithms['" + name + "'] = algorithm\nend,\n");
+			String pieces = piecesOf(algorithm);
+			int decision = pieces.indexOf(RedisScripts.SECTIONS.get(0));
+			int take = pieces.indexOf(RedisScripts.SECTIONS.get(1));
+			expected.append("\n['" + RedisScripts.fileName(algorithm) + "'] = function()\n")
+				.append(pieces, 0, decision)
+				.append("return function(key, limit, window, burst, cost, delay_after, now)\n")
+				.append(pieces, decision, take)
+				.append("return allowed, function(allowed)\n")
+				.append(pieces.substring(take))
+				.append("end\nend\nend,\n");
 		}
-		expected.append("}\n");
-		String time = piece("time.lua");
-		expected.append(time.substring(time.indexOf('\n') + 1)).append('\n').append(piece("stacked.lua"));
+		expected.append("}\n\n").append(piece("stacked.lua"));
 		assertThat(RedisScripts.get().stacked().source()).isEqualTo(expected.toString());
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void keepsEachDecisionStraightLineOverLocals(Algorithm algorithm) {
+		// every line runs on every call: a decision builds no state table and no algorithm table
+		String pieces = piecesOf(algorithm);
+		assertThat(pieces).doesNotContain("local s = {").doesNotContain("local algorithm = {");
+		String decision = pieces.substring(pieces.indexOf(RedisScripts.SECTIONS.get(0)));
+		assertThat(decision).doesNotContain("local function");
 	}
 
 	@Test
@@ -73,7 +88,7 @@ class RedisScriptsTests {
 		assertThat(RedisScripts.get()).isSameAs(RedisScripts.get());
 	}
 
-	/** The helpers and the algorithm's own pieces, in the order the build's {@code lua-scripts} lists them. */
+	/** The algorithm's own pieces, in the order the build's {@code lua-scripts} lists them. */
 	private static String piecesOf(Algorithm algorithm) {
 		List<String> pieces = switch (algorithm) {
 			case FIXED_WINDOW -> List.of("windows.lua", "fixed-window.lua");
@@ -83,7 +98,7 @@ class RedisScriptsTests {
 			case LEAKY_BUCKET -> List.of("ticks.lua", "leaky-bucket.lua");
 			case GCRA -> List.of("ticks.lua", "gcra.lua", "bucket.lua");
 		};
-		StringBuilder text = new StringBuilder(piece("helpers.lua"));
+		StringBuilder text = new StringBuilder();
 		pieces.forEach((name) -> text.append(piece(name)));
 		return text.toString();
 	}
