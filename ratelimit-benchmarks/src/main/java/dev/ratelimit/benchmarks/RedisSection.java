@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.ToDoubleFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -39,7 +40,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * The Redis benchmarks against a {@code redis-server} started on a free loopback port: decisions per second
  * through our store, on Lettuce and on Jedis, through Bucket4j's Lettuce backend and through Spring Cloud
  * Gateway's {@code RedisRateLimiter}, {@code redis-benchmark} running the same script as the ceiling and to read
- * each script's Redis CPU per call, the gateway's included, and the memory a key takes in Redis.
+ * each script's Redis CPU per call, the gateway's included, the Redis calls and decisions per second of one
+ * exhausted hot key with our store's local denial and without it, and the memory a key takes in Redis.
  */
 final class RedisSection {
 
@@ -82,10 +84,13 @@ final class RedisSection {
 			String version = redis.info("server", "redis_version");
 			List<List<InMemorySection.Row>> rounds = new ArrayList<>();
 			List<Map<String, Double>> ceilings = new ArrayList<>();
+			List<ExhaustedHotKey.Round> exhausted = new ArrayList<>();
 			for (int round = 1; round <= this.mode.rounds; round++) {
 				Map<String, Double> ceiling = new LinkedHashMap<>();
 				rounds.add(round(redis, round, ceiling));
 				ceilings.add(ceiling);
+				exhausted.add(ExhaustedHotKey.measure(redis, round, exhaustedTime()));
+				redis.command("FLUSHALL");
 			}
 			InMemorySection.Results results = new InMemorySection.Results(rounds);
 			StringBuilder md = new StringBuilder("## Redis\n\n");
@@ -111,6 +116,7 @@ final class RedisSection {
 			md.append(latencyTable(results));
 			md.append(ceilingTable(results, ceilings, report));
 			redisTargets(results, report);
+			md.append(exhaustedTable(exhausted, report));
 			md.append(memory(redis, report));
 			report.section(md.toString());
 		}
@@ -321,12 +327,7 @@ final class RedisSection {
 		while (matcher.find()) {
 			rate = Double.parseDouble(matcher.group(1));
 		}
-		Matcher spent = Pattern.compile("usec_per_call=([0-9.]+)")
-			.matcher(redis.command("INFO", "commandstats").lines()
-				.filter((line) -> line.startsWith("cmdstat_evalsha:"))
-				.findFirst()
-				.orElse(""));
-		double micros = spent.find() ? Double.parseDouble(spent.group(1)) : Double.NaN;
+		double micros = redis.commandStat("evalsha", "usec_per_call");
 		System.out.println("redis-benchmark " + algorithm + ": " + rate + " requests/s, " + micros + " µs in Redis");
 		return Map.of(algorithm, rate, algorithm + ".micros", micros);
 	}
@@ -385,6 +386,56 @@ final class RedisSection {
 					measured ? micros <= gateway : null);
 		}
 		return md.append('\n').toString();
+	}
+
+	private Duration exhaustedTime() {
+		return Duration.ofSeconds((this.mode == Suite.Mode.QUICK) ? 3 : 5);
+	}
+
+	/** Our store on one exhausted hot key with its local denial and without it, and the two targets of that. */
+	private String exhaustedTable(List<ExhaustedHotKey.Round> rounds, Suite.Report report) {
+		RateLimitPolicy policy = ExhaustedHotKey.POLICY;
+		StringBuilder md = new StringBuilder("### One exhausted hot key, local denials\n\n");
+		md.append("One key that its policy, ").append(policy.algorithm()).append(' ').append(policy.limit())
+			.append(" per ").append(policy.window().toMinutes()).append(" minutes, denies once its first ")
+			.append(policy.limit()).append(" requests are taken, just before: ").append(ExhaustedHotKey.CALLERS)
+			.append(" threads ask for it at once through our store on one shared Lettuce connection for ")
+			.append(exhaustedTime().toSeconds()).append(" s, after ").append(ExhaustedHotKey.WARMUP.toSeconds())
+			.append(" s untimed, every decision a denial. The store runs once with its local denial (`localDenials(true)`, ")
+			.append("the default), which denies a request that Redis has denied again without a call until the ")
+			.append("retry-after Redis gave, and once without it (`localDenials(false)`), every request a script call. ")
+			.append("Redis calls are the growth of `INFO commandstats` `cmdstat_evalsha` and `cmdstat_eval` calls ")
+			.append("over the timed seconds, the store's heartbeat (one script a second) included. Which run goes ")
+			.append("first alternates between rounds; figures are medians over rounds, and the ratio the median of ")
+			.append("in-round ratios.\n\n");
+		md.append("| local denials | requests | Redis calls | requests per Redis call | decisions/s | × without local denials |\n")
+			.append("|---|--:|--:|--:|--:|--:|\n");
+		double ratio = InMemorySection.Results.median(rounds.stream().mapToDouble(ExhaustedHotKey.Round::ratio).toArray());
+		double perCall = Double.NaN;
+		for (boolean local : new boolean[] { true, false }) {
+			List<ExhaustedHotKey.Run> runs = rounds.stream().map((round) -> local ? round.local() : round.redisOnly())
+				.toList();
+			double requestsPerCall = median(runs, ExhaustedHotKey.Run::requestsPerCall);
+			if (local) {
+				perCall = requestsPerCall;
+			}
+			md.append(String.format(Locale.ROOT, "| %s | %,.0f | %,.0f | %s | %,.0f | %s |\n", local ? "on" : "off",
+					median(runs, ExhaustedHotKey.Run::requests), median(runs, ExhaustedHotKey.Run::redisCalls),
+					Double.isInfinite(requestsPerCall) ? "no call" : String.format(Locale.ROOT, "%,.1f", requestsPerCall),
+					median(runs, ExhaustedHotKey.Run::perSecond), local ? String.format(Locale.ROOT, "%.1f", ratio) : ""));
+		}
+		String scenario = "Redis, one exhausted hot key, " + ExhaustedHotKey.CALLERS + " callers: ";
+		report.target(scenario + "≥ 100× fewer Redis calls than requests",
+				Double.isInfinite(perCall) ? "no Redis call at all"
+						: String.format(Locale.ROOT, "%,.0f requests per Redis call", perCall),
+				perCall >= 100);
+		report.target(scenario + "≥ 20× the decisions per second of the same run without the local denial",
+				String.format(Locale.ROOT, "%.1f×", ratio), ratio >= 20);
+		return md.append('\n').toString();
+	}
+
+	private static double median(List<ExhaustedHotKey.Run> runs, ToDoubleFunction<ExhaustedHotKey.Run> figure) {
+		return InMemorySection.Results.median(runs.stream().mapToDouble(figure).toArray());
 	}
 
 	static String script(String algorithm) throws IOException {

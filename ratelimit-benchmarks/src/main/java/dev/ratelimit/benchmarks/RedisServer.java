@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A throwaway {@code redis-server} from the PATH on a free loopback port, with persistence off and its files in
@@ -125,6 +127,31 @@ final class RedisServer implements AutoCloseable {
 			}
 		}
 		throw new IOException("INFO " + section + " has no " + field);
+	}
+
+	/**
+	 * Reads one figure of a command's line of {@code INFO commandstats}, such as {@code usec_per_call} of
+	 * {@code evalsha}: {@code NaN} when Redis has not run the command since its statistics were last reset.
+	 */
+	double commandStat(String name, String field) throws IOException {
+		return commandStat(command("INFO", "commandstats"), name, field);
+	}
+
+	/** How many scripts Redis has run since its statistics were last reset: its {@code EVALSHA} and {@code EVAL} calls. */
+	long scriptCalls() throws IOException {
+		String stats = command("INFO", "commandstats");
+		long calls = 0;
+		for (String name : new String[] { "evalsha", "eval" }) {
+			double count = commandStat(stats, name, "calls");
+			calls += Double.isNaN(count) ? 0 : (long) count;
+		}
+		return calls;
+	}
+
+	private static double commandStat(String stats, String name, String field) {
+		Matcher matcher = Pattern.compile("[:,]" + Pattern.quote(field) + "=([0-9.]+)")
+			.matcher(stats.lines().filter((line) -> line.startsWith("cmdstat_" + name + ":")).findFirst().orElse(""));
+		return matcher.find() ? Double.parseDouble(matcher.group(1)) : Double.NaN;
 	}
 
 	long usedMemory() throws IOException {
