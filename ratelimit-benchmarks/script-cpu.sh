@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# Redis CPU per call of Lua scripts, side by side: `ratelimit-benchmarks/script-cpu.sh [--rounds N] A.lua [B.lua ...]`.
+# Redis CPU per call of Lua scripts, side by side:
+#   ratelimit-benchmarks/script-cpu.sh [--rounds N] [--policy "LIMIT WINDOW_MICROS BURST COST"] A.lua [B.lua ...]
 # Starts redis-server on a free loopback port; in each round runs every script in turn, in a rotating order, with
-# redis-benchmark (16 connections, 100,000 calls over a million keys, the standalone calling convention with the
-# Redis benchmarks' policy of 100,000 per millisecond) and reads `usec_per_call` from INFO commandstats. Prints
-# each round and the median per script. Compare scripts only within one run, on a quiet machine.
+# redis-benchmark (16 connections, 100,000 calls over a million keys, the standalone calling convention; the
+# policy is by default the Redis benchmarks' 100,000 per millisecond, whose tick is 1/100 µs) and reads
+# `usec_per_call` from INFO commandstats. Prints each round and the median per script. Compare scripts only
+# within one run, on a quiet machine.
 set -euo pipefail
 rounds=5
-if [[ "${1:-}" == "--rounds" ]]; then
-	rounds=$2
+policy="100000 1000 100000 1"
+while [[ "${1:-}" == --* ]]; do
+	case "$1" in
+		--rounds) rounds=$2 ;;
+		--policy) policy=$2 ;;
+		*) echo "unknown option $1" >&2; exit 2 ;;
+	esac
 	shift 2
-fi
+done
 if [[ $# -eq 0 ]]; then
-	echo "usage: $0 [--rounds N] A.lua [B.lua ...]" >&2
+	echo "usage: $0 [--rounds N] [--policy \"LIMIT WINDOW_MICROS BURST COST\"] A.lua [B.lua ...]" >&2
 	exit 2
 fi
 port=
@@ -25,6 +32,7 @@ done
 redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes --pidfile "/tmp/script-cpu-$port.pid" >/dev/null
 trap 'redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true' EXIT
 for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+echo "policy (limit, window in µs, burst, cost): $policy"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 declare -A results
 for round in $(seq "$rounds"); do
@@ -35,8 +43,9 @@ for round in $(seq "$rounds"); do
 		redis-cli -p "$port" FLUSHALL >/dev/null
 		sha=$(redis-cli -p "$port" SCRIPT LOAD "$(cat "$script")")
 		redis-cli -p "$port" CONFIG RESETSTAT >/dev/null
+		# shellcheck disable=SC2086
 		redis-benchmark -p "$port" -c 16 -n 100000 -r 1000000 -q EVALSHA "$sha" 1 'ratelimit:{user:__rand_int__}:cpu' \
-			100000 1000 100000 1 "" "" >/dev/null
+			$policy "" "" >/dev/null
 		micros=$(redis-cli -p "$port" INFO commandstats | sed -n 's/^cmdstat_evalsha:.*usec_per_call=\([0-9.]*\).*/\1/p')
 		results[$script]="${results[$script]:-} $micros"
 		line="$line $script $micros"

@@ -1,5 +1,7 @@
 package dev.ratelimit.benchmarks;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,9 +63,6 @@ final class RedisContender implements AutoCloseable {
 
 	/** The most threads of any benchmark, so that no Jedis caller waits for a connection. */
 	static final int JEDIS_CONNECTIONS = 128;
-
-	private static final String COMMANDS_SCRIPT = "local time = redis.call('TIME') redis.call('GET', KEYS[1]) "
-			+ "redis.call('SET', KEYS[1], time[1], 'PX', 60000) return { 1, 2, 3, 4, 5, 6, 7, 8 }";
 
 	final Limiter limiter;
 
@@ -159,7 +158,13 @@ final class RedisContender implements AutoCloseable {
 	}
 
 	private static Limiter floor(String floor, RedisAsyncCommands<String, String> redis) {
-		String script = floor.equals(FLOOR_RETURN) ? "return 1" : COMMANDS_SCRIPT;
+		String script;
+		try {
+			script = floor.equals(FLOOR_RETURN) ? "return 1" : RedisSection.resource("lua/commands-only.lua");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 		String sha = redis.getStatefulConnection().sync().scriptLoad(script);
 		return (key, bytes) -> {
 			RedisFuture<?> reply = floor.equals(FLOOR_PING) ? redis.ping()

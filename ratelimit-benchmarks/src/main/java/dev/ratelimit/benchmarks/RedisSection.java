@@ -455,7 +455,7 @@ final class RedisSection {
 		return resource("META-INF/ratelimit/lua/" + name + ".lua");
 	}
 
-	private static String resource(String path) throws IOException {
+	static String resource(String path) throws IOException {
 		try (InputStream in = RedisSection.class.getClassLoader().getResourceAsStream(path)) {
 			if (in == null) {
 				throw new IOException(path + " is not on the class path");

@@ -13,6 +13,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Runs the benchmark suite and writes its results, with ratios against the peers measured in the same run, as
@@ -68,6 +69,12 @@ public final class Suite {
 		Mode mode = options.mode();
 		Path out = options.out();
 		Set<String> sections = options.sections();
+		List<String> missing = missingTools(sections, Suite::onPath);
+		if (!missing.isEmpty()) {
+			System.err.println("error: " + String.join("; ", missing) + ": install them, or leave their sections out "
+					+ "with --only");
+			System.exit(2);
+		}
 		double threshold = Machine.quietThreshold();
 		Machine.LoadAverage before = Machine.awaitQuiet(Machine::loadAverage, threshold,
 				1 + (int) (options.waitQuiet().toSeconds() / LOAD_READINGS.toSeconds()), LOAD_READINGS,
@@ -99,6 +106,34 @@ public final class Suite {
 			}
 			publish(out, report);
 		}
+	}
+
+	/**
+	 * The programs each chosen section runs and {@code onPath} does not find, said as "the redis section needs
+	 * redis-benchmark": checked before anything runs, so that a missing one does not end a long run without its
+	 * report.
+	 */
+	static List<String> missingTools(Set<String> sections, Predicate<String> onPath) {
+		List<String> missing = new ArrayList<>();
+		for (String section : sections) {
+			List<String> tools = switch (section) {
+				case "redis" -> List.of("redis-server", "redis-benchmark");
+				case "http" -> List.of("redis-server", "redis-benchmark", "wrk");
+				default -> List.of();
+			};
+			for (String tool : tools) {
+				if (!onPath.test(tool)) {
+					missing.add("the " + section + " section needs " + tool + " on the PATH");
+				}
+			}
+		}
+		return missing;
+	}
+
+	private static boolean onPath(String program) {
+		String path = System.getenv("PATH");
+		return path != null && Arrays.stream(path.split(java.io.File.pathSeparator))
+			.anyMatch((dir) -> !dir.isEmpty() && Files.isExecutable(Path.of(dir, program)));
 	}
 
 	private static void publish(Path out, Report report) throws IOException {

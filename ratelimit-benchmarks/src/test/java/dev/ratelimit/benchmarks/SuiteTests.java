@@ -2,6 +2,8 @@ package dev.ratelimit.benchmarks;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -72,6 +74,14 @@ class SuiteTests {
 		assertThat(CommandLine.wantsHelp(new String[] { "full", "--help" })).isTrue();
 		assertThat(CommandLine.wantsHelp(new String[] { "-h" })).isTrue();
 		assertThat(CommandLine.wantsHelp(new String[] { "full" })).isFalse();
+	}
+
+	@Test
+	void namesEveryProgramAChosenSectionLacksBeforeRunning() {
+		assertThat(Suite.missingTools(new LinkedHashSet<>(List.of("memory", "redis", "http")), "redis-server"::equals))
+			.containsExactly("the redis section needs redis-benchmark on the PATH",
+					"the http section needs redis-benchmark on the PATH", "the http section needs wrk on the PATH");
+		assertThat(Suite.missingTools(new LinkedHashSet<>(List.of("memory", "footprint")), (tool) -> false)).isEmpty();
 	}
 
 }

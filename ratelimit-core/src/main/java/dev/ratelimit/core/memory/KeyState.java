@@ -30,6 +30,8 @@ abstract class KeyState {
 
 	static final int ALLOWED = 1;
 
+	private static final int RETRIES_BEFORE_PARKING = 2;
+
 	private static final VarHandle WORD;
 
 	static {
@@ -61,7 +63,7 @@ abstract class KeyState {
 	 * @return the word it held before, or {@link #RETIRED}, in which case the state is not held
 	 */
 	final long hold() {
-		for (;;) {
+		for (int losses = 0;;) {
 			long current = this.word;
 			if (current == RETIRED) {
 				return RETIRED;
@@ -69,7 +71,7 @@ abstract class KeyState {
 			if (current != HELD && replace(current, HELD)) {
 				return current;
 			}
-			backOff();
+			losses = backOff(losses);
 		}
 	}
 
@@ -79,13 +81,21 @@ abstract class KeyState {
 	}
 
 	/**
-	 * Waits after losing the word to another thread, so that the winner goes on undisturbed for a while, as
-	 * Resilience4j's atomic limiter does. Threads that retry at once on one hot key, or only spin between tries,
-	 * keep moving the word between their caches and decide at a third of one thread's rate; parking the loser
-	 * for the shortest time the system grants keeps a hot key near one thread's rate.
+	 * Waits after losing the word to another thread for the {@code losses}-th time in a row in one call, and
+	 * returns the count of losses so far. The first losses retry at once: over many keys two threads meet on
+	 * one only now and then, and the next try wins. After that the key is hot, and the loser parks for the
+	 * shortest time the system grants, as Resilience4j's atomic limiter does, so that the winner goes on
+	 * undisturbed: threads that keep retrying, or only spin between tries, move the word between their caches
+	 * each time and decide at a third of one thread's rate.
 	 */
-	static void backOff() {
-		LockSupport.parkNanos(1);
+	static int backOff(int losses) {
+		if (losses < RETRIES_BEFORE_PARKING) {
+			Thread.onSpinWait();
+		}
+		else {
+			LockSupport.parkNanos(1);
+		}
+		return losses + 1;
 	}
 
 	/**

@@ -23,13 +23,13 @@ abstract class PackedState extends KeyState {
 
 	@Override
 	final int tryAcquire(Rules rules, InMemoryRateLimitStore store) {
-		for (;;) {
+		for (int losses = 0;;) {
 			long word = word();
 			if (word == RETIRED) {
 				return AGAIN;
 			}
 			if (word == HELD) {
-				backOff();
+				losses = backOff(losses);
 				continue;
 			}
 			long now = store.now();
@@ -45,19 +45,19 @@ abstract class PackedState extends KeyState {
 				// the word did not change while the time was read: the request is denied at that instant
 				return DENIED;
 			}
-			backOff();
+			losses = backOff(losses);
 		}
 	}
 
 	@Override
 	final Decision decide(Rules rules, InMemoryRateLimitStore store) {
-		for (;;) {
+		for (int losses = 0;;) {
 			long word = word();
 			if (word == RETIRED) {
 				return null;
 			}
 			if (word == HELD) {
-				backOff();
+				losses = backOff(losses);
 				continue;
 			}
 			long now = store.now();
@@ -73,7 +73,7 @@ abstract class PackedState extends KeyState {
 			else if (word() == word) {
 				return describe(rules, word, now, false);
 			}
-			backOff();
+			losses = backOff(losses);
 		}
 	}
 
