@@ -21,9 +21,11 @@ import dev.ratelimit.core.TimeSource;
  * <p>
  * Requests of different keys never contend and there is no global lock. A key under GCRA, the token bucket,
  * the leaky bucket or the fixed window keeps its whole state in one word and a request takes it with one
- * compare-and-set, so threads on one hot key never wait for each other; the sliding window algorithms hold a
- * key's state for the few instructions of a decision. Time is read from the {@link TimeSource} and counted in microseconds from the store's creation,
- * the unit the Redis store uses too, so both decide alike; fixed windows are aligned to the creation instant.
+ * compare-and-set, so no decision holds a hot key while it decides; the sliding window algorithms hold a key's
+ * state for the few instructions of a decision. A thread that loses a key to another retries, and after two
+ * losses in a row parks for the shortest time the system grants. Time is read from the {@link TimeSource} and
+ * counted in microseconds from the store's creation, the unit the Redis store uses too, so both decide alike;
+ * fixed windows are aligned to the creation instant.
  * <p>
  * Memory stays bounded. A key whose state has returned to that of a new key (a full bucket, an empty window)
  * is forgotten by a sweep that runs whenever the number of keys has doubled since the last one; forgetting

@@ -10,7 +10,7 @@ import dev.ratelimit.core.Decision;
  * The state of one key under one policy, around one word that every concurrent access goes through.
  * <p>
  * A {@link PackedState} keeps its whole state in the word and decides a request alone with one
- * compare-and-set, so threads on one hot key never wait for each other. A {@link LockedState} keeps its state in
+ * compare-and-set, so no decision holds the key while it decides. A {@link LockedState} keeps its state in
  * fields and uses the word as a lock. Either way {@link #hold()} takes the word for a while: a stacked decision
  * holds the states of several policies at once, and the sweep holds a state to retire it. A retired state has
  * been forgotten or replaced by its table and must not be used again: the key is looked up again.

@@ -5,8 +5,8 @@ import dev.ratelimit.core.Decision;
 /**
  * A state packed into its word, relative to the instant {@code base} (microseconds) it was created at. A
  * decision on it alone reads the word, then the time, and takes the request with one compare-and-set, retried
- * if another decision changed the word meanwhile: threads on one hot key never wait for each other, and since
- * the time is read after the word it is never earlier than that of the decision which wrote the word.
+ * if another decision changed the word meanwhile ({@link KeyState#backOff}): no decision holds the key while it decides,
+ * and since the time is read after the word it is never earlier than that of the decision which wrote the word.
  * <p>
  * The word counts from {@code base} so that it fits in 62 bits; a state still in use after the span it can
  * count is replaced by an equivalent one {@link #rebased} at the current instant, which changes no decision.
