@@ -34,8 +34,9 @@ class ArrivalState extends PackedState {
 	}
 
 	@Override
-	final boolean isIdle(Rules rules, long word, long now) {
-		return ahead(rules, word, now) == 0;
+	final boolean idleSince(Rules rules, long word, long since) {
+		// the stored instant is word / scale microseconds after base; a state created after since is in use
+		return since >= this.base && Rules.ceilDiv(word, rules.scale) <= since - this.base;
 	}
 
 	@Override

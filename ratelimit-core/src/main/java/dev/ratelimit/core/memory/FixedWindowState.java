@@ -36,8 +36,9 @@ final class FixedWindowState extends PackedState {
 	}
 
 	@Override
-	boolean isIdle(Rules rules, long word, long now) {
-		return used(rules, word, now) == 0;
+	boolean idleSince(Rules rules, long word, long since) {
+		// a count of a window after that of since was taken after it
+		return since >= this.base && ((word & rules.countMask) == 0 || (word >>> rules.countBits) < index(rules, since));
 	}
 
 	@Override

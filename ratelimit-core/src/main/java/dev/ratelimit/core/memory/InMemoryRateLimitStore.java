@@ -29,8 +29,10 @@ import dev.ratelimit.core.TimeSource;
  * <p>
  * Memory stays bounded. A key whose state has returned to that of a new key (a full bucket, an empty window)
  * is forgotten by a sweep that runs whenever the number of keys has doubled since the last one; forgetting
- * changes no decision. At most {@link Builder#maxKeys(int) maxKeys} keys are tracked across all policies: when
- * a new key arrives at the cap, idle keys are swept (at most once a second), and if the store is still full
+ * changes no decision. Such a sweep spares the keys used since the sweep before it, so that keys in steady use
+ * are not forgotten and created again each time. At most {@link Builder#maxKeys(int) maxKeys} keys are tracked
+ * across all policies: when a new key arrives at the cap, every idle key is swept (at most once a second), and
+ * if the store is still full
  * the new key shares one overflow quota per policy with every other untracked key until room frees up. Keys
  * already tracked keep their exact quota, so a flood of made-up keys cannot reset anyone's limit; it can only
  * crowd newcomers into the shared quota.
@@ -57,7 +59,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	private volatile int nextSweepAt;
 
-	private volatile long lastSweep = Long.MIN_VALUE / 2;
+	/** When the last sweep ran; the store's creation before the first. */
+	private volatile long lastSweep;
 
 	private InMemoryRateLimitStore(Builder builder) {
 		this.timeSource = builder.timeSource;
@@ -117,7 +120,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	 * changes no decision.
 	 */
 	public void forgetIdleKeys() {
-		sweep(now());
+		long now = now();
+		sweep(now, now);
 	}
 
 	/**
@@ -202,9 +206,12 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	boolean reserveKey(long now) {
 		int count = this.keys.get();
 		if (count >= this.nextSweepAt) {
-			boolean full = count >= this.maxKeys;
-			if (!full || now - this.lastSweep >= MIN_SWEEP_INTERVAL_MICROS) {
-				sweep(now);
+			if (count < this.maxKeys) {
+				// a key used since the last sweep is likely to be used again: keep it one more round
+				sweep(now, Math.min(this.lastSweep, now));
+			}
+			else if (now - this.lastSweep >= MIN_SWEEP_INTERVAL_MICROS) {
+				sweep(now, now);
 			}
 		}
 		for (;;) {
@@ -222,14 +229,15 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		this.keys.addAndGet(-count);
 	}
 
-	private void sweep(long now) {
+	/** Forgets every key idle since {@code since}, at {@code now}. */
+	void sweep(long now, long since) {
 		if (!this.sweeping.compareAndSet(false, true)) {
 			return;
 		}
 		try {
 			this.lastSweep = now;
 			for (PolicyTable table : this.tables.values()) {
-				releaseKeys(table.sweep());
+				releaseKeys(table.sweep(since));
 			}
 			long next = Math.max(MIN_SWEEP_SIZE, 2L * this.keys.get());
 			this.nextSweepAt = (int) Math.min(next, this.maxKeys);

@@ -125,7 +125,11 @@ abstract class KeyState {
 	/** Describes the held state, whose word is now {@code word}, right after a request was taken or denied. */
 	abstract Decision describe(Rules rules, long word, long now, boolean allowed);
 
-	/** Whether the held state decides every future request as a new one would, so it can be forgotten. */
-	abstract boolean isIdle(Rules rules, long word, long now);
+	/**
+	 * Whether the held state, whose word is {@code word}, has decided every request from {@code since} on as
+	 * a new one would, and still does: it took nothing after {@code since}, and what it took before has
+	 * expired by then. Such a state can be forgotten without changing any decision.
+	 */
+	abstract boolean idleSince(Rules rules, long word, long since);
 
 }

@@ -78,8 +78,8 @@ abstract class LockedState extends KeyState {
 	}
 
 	@Override
-	final boolean isIdle(Rules rules, long word, long now) {
-		return isIdle(rules, now);
+	final boolean idleSince(Rules rules, long word, long since) {
+		return idleSince(rules, since);
 	}
 
 	/**
@@ -92,7 +92,7 @@ abstract class LockedState extends KeyState {
 	/** Describes the state at {@code now}, right after a request was allowed and taken, or denied. */
 	abstract Decision describe(Rules rules, long now, boolean allowed);
 
-	/** Whether this state decides every future request as a new, empty state would. */
-	abstract boolean isIdle(Rules rules, long now);
+	/** {@link KeyState#idleSince}, for the state in the fields. */
+	abstract boolean idleSince(Rules rules, long since);
 
 }

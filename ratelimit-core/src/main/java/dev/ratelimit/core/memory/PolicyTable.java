@@ -103,8 +103,11 @@ final class PolicyTable implements RateLimiter {
 		state.release(KeyState.RETIRED);
 	}
 
-	/** Forgets every key whose state is back to that of a new key, and returns how many it forgot. */
-	int sweep() {
+	/**
+	 * Forgets every key whose state has been back to that of a new key since {@code since}, and returns how
+	 * many it forgot.
+	 */
+	int sweep(long since) {
 		int forgotten = 0;
 		for (Iterator<Map.Entry<String, KeyState>> entries = this.states.entrySet().iterator(); entries.hasNext();) {
 			Map.Entry<String, KeyState> entry = entries.next();
@@ -113,7 +116,7 @@ final class PolicyTable implements RateLimiter {
 			if (held == KeyState.RETIRED) {
 				continue;
 			}
-			if (state.isIdle(this.rules, held, state.at(this.store.now()))) {
+			if (state.idleSince(this.rules, held, since)) {
 				this.states.remove(entry.getKey(), state);
 				state.release(KeyState.RETIRED);
 				forgotten++;

@@ -42,9 +42,9 @@ final class SlidingLogState extends LockedState {
 	}
 
 	@Override
-	boolean isIdle(Rules rules, long now) {
-		expire(rules, now);
-		return this.size == 0;
+	boolean idleSince(Rules rules, long since) {
+		// the newest entry leaves the window at its time plus the window
+		return this.size == 0 || at(this.size - 1) <= since - rules.window;
 	}
 
 	private void expire(Rules rules, long now) {

@@ -38,9 +38,10 @@ final class SlidingWindowCounterState extends LockedState {
 	}
 
 	@Override
-	boolean isIdle(Rules rules, long now) {
-		roll(rules, now);
-		return this.previous == 0 && this.current == 0;
+	boolean idleSince(Rules rules, long since) {
+		// the current count weighs on the next window too, the previous one on the current window only
+		long index = Math.floorDiv(since, rules.window);
+		return (this.current == 0 || index >= this.window + 2) && (this.previous == 0 || index >= this.window + 1);
 	}
 
 	/** Moves to the window of {@code now} and returns how far into it {@code now} is. */

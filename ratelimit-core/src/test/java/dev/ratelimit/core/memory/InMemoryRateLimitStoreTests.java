@@ -31,10 +31,14 @@ class InMemoryRateLimitStoreTests {
 			RateLimiter remembering = InMemoryRateLimitStore.builder().timeSource(clock).build()
 				.limiter(fixture.policy(algorithm));
 			RateLimiter forgetting = forgetful.limiter(fixture.policy(algorithm));
+			long previous = 0;
 			for (ReferenceFixture.Row row : fixture.rows().get(algorithm)) {
 				clock.set(row.nanos());
 				int before = forgetful.size();
-				forgetful.forgetIdleKeys();
+				// alternately what a growing store forgets (idle since the last sweep) and what a full one does
+				long now = forgetful.now();
+				forgetful.sweep(now, (forgotten % 2 == 0) ? previous : now);
+				previous = now;
 				forgotten += before - forgetful.size();
 				assertThat(forgetting.decide(row.key())).as("%s at %s", name, row.time())
 					.isEqualTo(remembering.decide(row.key()));
@@ -62,19 +66,27 @@ class InMemoryRateLimitStoreTests {
 		assertThat(store.size()).isZero();
 	}
 
-	@Test
-	void sweepsIdleKeysByItselfAsItGrows() {
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void sweepsIdleKeysByItselfAsItGrowsButSparesKeysUsedSinceTheSweepBefore(Algorithm algorithm) {
 		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
-		RateLimiter limiter = store.limiter(RateLimitPolicy.of("p", Algorithm.FIXED_WINDOW, 5, Duration.ofSeconds(1)));
+		RateLimiter limiter = store.limiter(RateLimitPolicy.of("p", algorithm, 5, Duration.ofSeconds(1)));
 		for (int i = 0; i < 1024; i++) {
 			limiter.tryAcquire("first-" + i);
 		}
-		assertThat(store.size()).isEqualTo(1024);
-		this.clock.advance(Duration.ofSeconds(2));
-		for (int i = 0; i < 10; i++) {
+		this.clock.advance(Duration.ofSeconds(3));
+		// the store has doubled: it sweeps, but every key was used since it was created
+		limiter.tryAcquire("second-0");
+		assertThat(store.size()).isEqualTo(1025);
+		this.clock.advance(Duration.ofSeconds(3));
+		limiter.tryAcquire("first-0");
+		for (int i = 1; i < 1025; i++) {
 			limiter.tryAcquire("second-" + i);
 		}
-		assertThat(store.size()).isEqualTo(10);
+		this.clock.advance(Duration.ofSeconds(3));
+		// the store doubled again on the way: the first keys left untouched since the last sweep were forgotten
+		limiter.tryAcquire("third");
+		assertThat(store.size()).as("first-0, the second keys and the third").isEqualTo(1 + 1025 + 1);
 	}
 
 	@Test
