@@ -141,6 +141,7 @@ public final class RateLimitAutoConfiguration {
 			RateLimitMetrics recorder = metrics.getIfAvailable(() -> RateLimitMetrics.NONE);
 			RedisRateLimitStore.Builder builder = RedisRateLimitStore.builder(executor)
 				.failurePolicy(redis.getFailurePolicy())
+				.localDenials(redis.isLocalDenials())
 				.fallback(inMemoryStore(properties, timeSource))
 				.onFailure((policies, cause) -> recorder.storeFailure(policies));
 			configured("ratelimit.redis.key-prefix", () -> builder.keyPrefix(redis.getKeyPrefix()));

@@ -138,6 +138,13 @@ public class RateLimitProperties {
 		 */
 		private @Nullable Integer poolSize;
 
+		/**
+		 * Whether this instance denies a request that Redis has just denied again without a call, until the
+		 * retry-after Redis gave: a denied request takes nothing, so no decision changes, and a client hammering
+		 * a key it has exhausted costs Redis nothing. At most 10,000 client keys hold such denials.
+		 */
+		private boolean localDenials = true;
+
 		public String getKeyPrefix() {
 			return this.keyPrefix;
 		}
@@ -168,6 +175,14 @@ public class RateLimitProperties {
 
 		public void setPoolSize(@Nullable Integer poolSize) {
 			this.poolSize = poolSize;
+		}
+
+		public boolean isLocalDenials() {
+			return this.localDenials;
+		}
+
+		public void setLocalDenials(boolean localDenials) {
+			this.localDenials = localDenials;
 		}
 
 	}

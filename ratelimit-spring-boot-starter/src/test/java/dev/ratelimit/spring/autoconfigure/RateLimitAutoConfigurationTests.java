@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -28,6 +29,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
@@ -217,6 +220,30 @@ class RateLimitAutoConfigurationTests {
 				// the heartbeat the warm-up sent could not count the fleet; one that answers does
 				context.getBean(RedisRateLimitStore.class).warmUp(List.of()).join();
 				assertThat(registry.get("ratelimit.fleet.instances").gauge().value()).isEqualTo(3.0);
+			});
+	}
+
+	@ParameterizedTest
+	@ValueSource(booleans = { true, false })
+	void deniesAgainWithoutACallWhileRedisDeniesUnlessToldNotTo(boolean localDenials) {
+		AtomicInteger decisionCalls = new AtomicInteger();
+		this.runner.withBean(RedisScriptExecutor.class, () -> (sha1, script, keys, args) -> {
+			if (keys.size() == 1 && keys.get(0).endsWith("fleet")) {
+				return CompletableFuture.completedFuture(List.of(1L, 1_764_000_000L, 0L));
+			}
+			decisionCalls.incrementAndGet();
+			// denied, nothing left, for a minute
+			return CompletableFuture.completedFuture(List.of(0L, 0L, 60_000_000L, 60_000_000L, 0L, 0L, 0L, 0L));
+		})
+			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.local-denials=" + localDenials)
+			.run((context) -> {
+				RateLimiter limiter = context.getBean(RedisRateLimitStore.class)
+					.limiter(RateLimitPolicy.of("api", Algorithm.GCRA, 1, Duration.ofMinutes(1)));
+				int before = decisionCalls.get();
+				for (int i = 0; i < 5; i++) {
+					assertThat(limiter.decide("client").allowed()).isFalse();
+				}
+				assertThat(decisionCalls.get() - before).isEqualTo(localDenials ? 1 : 5);
 			});
 	}
 
