@@ -66,6 +66,18 @@ abstract class AbstractSampleIT {
 	}
 
 	@Test
+	void limitsEachClientAddressOnItsOwn() {
+		LoopbackClient first = new LoopbackClient("127.0.0.2", this.port);
+		for (int i = 0; i < 10; i++) {
+			assertThat(first.get("/demo/gcra").status()).isEqualTo(200);
+		}
+		LoopbackClient.Response denied = first.get("/demo/gcra");
+		assertThat(denied.status()).isEqualTo(429);
+		assertThat(denied.header("Content-Type")).startsWith("application/problem+json");
+		assertThat(new LoopbackClient("127.0.0.3", this.port).get("/demo/gcra").status()).isEqualTo(200);
+	}
+
+	@Test
 	void rejectsEleventhGcraRequestWithinTenSecondsWith429() {
 		for (int i = 0; i < 10; i++) {
 			get("/demo/gcra").expectStatus().isOk();
