@@ -1,6 +1,7 @@
 package dev.ratelimit.benchmarks;
 
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -27,6 +28,13 @@ public interface Contender {
 
 	/** The keyed peers. */
 	String[] PEERS = { "bucket4j", "resilience4j", "guava" };
+
+	/**
+	 * Not a limiter: per call a lookup in a {@link ConcurrentHashMap}, a read of {@link System#nanoTime()} and
+	 * one atomic write of the key's word, the least work an exact keyed limiter can do. The ratio of a limiter
+	 * to it tells how much of the limiter's time goes beyond that floor.
+	 */
+	String MAP_FLOOR = "map-floor";
 
 	/** The bare peers, for a single key. */
 	String[] BARE_PEERS = { "bucket4j-bare", "resilience4j-bare", "guava-bare" };
@@ -64,6 +72,7 @@ public interface Contender {
 					io.github.resilience4j.ratelimiter.RateLimiter::acquirePermission);
 			case "guava" -> keyed((key) -> Peers.guava(policy),
 					com.google.common.util.concurrent.RateLimiter::tryAcquire);
+			case MAP_FLOOR -> keyed((key) -> new AtomicLong(), (word) -> word.getAndAdd(System.nanoTime()) != 1);
 			case "bucket4j-bare" -> {
 				Bucket bucket = Peers.bucket4j(policy);
 				yield (key) -> bucket.tryConsume(1);

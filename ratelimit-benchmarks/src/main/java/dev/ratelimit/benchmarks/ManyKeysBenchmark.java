@@ -26,7 +26,7 @@ public class ManyKeysBenchmark {
 	private static final int STREAM_LENGTH = 1 << 20;
 
 	@Param({ "GCRA", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER", "SLIDING_LOG", "LEAKY_BUCKET",
-			"bucket4j", "resilience4j", "guava" })
+			"bucket4j", "resilience4j", "guava", Contender.MAP_FLOOR })
 	public String contender;
 
 	@Param({ "ALLOWED", "DENIED" })
