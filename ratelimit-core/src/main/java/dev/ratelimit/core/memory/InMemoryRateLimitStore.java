@@ -7,7 +7,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.core.Decision;
@@ -28,50 +27,37 @@ import dev.ratelimit.core.TimeSource;
  * fixed windows are aligned to the creation instant.
  * <p>
  * Memory stays bounded. A key whose state has returned to that of a new key (a full bucket, an empty window)
- * is forgotten by a sweep that runs whenever the number of keys has doubled since the last one; forgetting
+ * is forgotten by a sweep that runs whenever a policy's number of keys has doubled since its last one; forgetting
  * changes no decision. Such a sweep spares the keys used since the sweep before it, so that keys in steady use
  * are not forgotten and created again each time. At most {@link Builder#maxKeys(int) maxKeys} keys are tracked
- * across all policies: when a new key arrives at the cap, every idle key is swept (at most once a second), and
- * if the store is still full
- * the new key shares one overflow quota per policy with every other untracked key until room frees up. Keys
- * already tracked keep their exact quota, so a flood of made-up keys cannot reset anyone's limit; it can only
- * crowd newcomers into the shared quota.
+ * per policy, each policy counting and sweeping its own: when a new key of a policy arrives at the cap, every
+ * idle key of that policy is swept (at most once a second), and if the policy is still full the new key shares
+ * one overflow quota with every other untracked key of that policy until room frees up. Keys already tracked
+ * keep their exact quota and other policies keep their room, so a flood of made-up keys under one policy
+ * cannot reset anyone's limit; it can only crowd that policy's newcomers into its shared quota. The store
+ * holds at most {@code maxKeys} states per policy it has been asked about.
  */
 public final class InMemoryRateLimitStore implements RateLimitStore {
-
-	private static final int MIN_SWEEP_SIZE = 1024;
-
-	private static final long MIN_SWEEP_INTERVAL_MICROS = 1_000_000;
 
 	private final TimeSource timeSource;
 
 	private final long origin;
 
-	private final int maxKeys;
+	final int maxKeys;
 
 	private final ConcurrentHashMap<RateLimitPolicy, PolicyTable> tables = new ConcurrentHashMap<>();
 
 	private final AtomicInteger tableIds = new AtomicInteger();
 
-	private final AtomicInteger keys = new AtomicInteger();
-
-	private final AtomicBoolean sweeping = new AtomicBoolean();
-
-	private volatile int nextSweepAt;
-
-	/** When the last sweep ran; the store's creation before the first. */
-	private volatile long lastSweep;
-
 	private InMemoryRateLimitStore(Builder builder) {
 		this.timeSource = builder.timeSource;
 		this.origin = builder.timeSource.nanoTime();
 		this.maxKeys = builder.maxKeys;
-		this.nextSweepAt = Math.min(MIN_SWEEP_SIZE, this.maxKeys);
 	}
 
 	/**
 	 * Returns a builder of in-memory stores.
-	 * @return a builder with the system time source and at most 100,000 keys
+	 * @return a builder with the system time source and at most 100,000 keys per policy
 	 */
 	public static Builder builder() {
 		return new Builder();
@@ -112,7 +98,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	 * @return the number of keys
 	 */
 	public int size() {
-		return this.keys.get();
+		int size = 0;
+		for (PolicyTable table : this.tables.values()) {
+			size += table.size();
+		}
+		return size;
 	}
 
 	/**
@@ -122,6 +112,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	public void forgetIdleKeys() {
 		long now = now();
 		sweep(now, now);
+	}
+
+	/** Forgets, at {@code now}, every key of every policy idle since {@code since}. */
+	void sweep(long now, long since) {
+		for (PolicyTable table : this.tables.values()) {
+			table.sweep(now, since);
+		}
 	}
 
 	/**
@@ -202,51 +199,6 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		return Math.floorDiv(this.timeSource.nanoTime() - this.origin, 1000);
 	}
 
-	/** Counts one more key, sweeping first when the store has grown; false when the store is full. */
-	boolean reserveKey(long now) {
-		int count = this.keys.get();
-		if (count >= this.nextSweepAt) {
-			if (count < this.maxKeys) {
-				// a key used since the last sweep is likely to be used again: keep it one more round
-				sweep(now, Math.min(this.lastSweep, now));
-			}
-			else if (now - this.lastSweep >= MIN_SWEEP_INTERVAL_MICROS) {
-				sweep(now, now);
-			}
-		}
-		for (;;) {
-			count = this.keys.get();
-			if (count >= this.maxKeys) {
-				return false;
-			}
-			if (this.keys.compareAndSet(count, count + 1)) {
-				return true;
-			}
-		}
-	}
-
-	void releaseKeys(int count) {
-		this.keys.addAndGet(-count);
-	}
-
-	/** Forgets every key idle since {@code since}, at {@code now}. */
-	void sweep(long now, long since) {
-		if (!this.sweeping.compareAndSet(false, true)) {
-			return;
-		}
-		try {
-			this.lastSweep = now;
-			for (PolicyTable table : this.tables.values()) {
-				releaseKeys(table.sweep(since));
-			}
-			long next = Math.max(MIN_SWEEP_SIZE, 2L * this.keys.get());
-			this.nextSweepAt = (int) Math.min(next, this.maxKeys);
-		}
-		finally {
-			this.sweeping.set(false);
-		}
-	}
-
 	/**
 	 * Builds an {@link InMemoryRateLimitStore}.
 	 */
@@ -270,7 +222,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 
 		/**
-		 * Sets how many keys the store tracks at most, across all policies.
+		 * Sets how many keys the store tracks at most under each policy.
 		 * @param maxKeys the cap, at least 1
 		 * @return this builder
 		 */

@@ -3,15 +3,23 @@ package dev.ratelimit.core.memory;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
 
 /**
- * The states of every key under one policy. Keys beyond the store's cap share one overflow state.
+ * The states of every key under one policy, at most the store's cap of them: keys beyond it share one overflow
+ * state. Each table counts and sweeps its own keys, so a flood of keys under one policy leaves every other
+ * policy's keys and room as they were.
  */
 final class PolicyTable implements RateLimiter {
+
+	private static final int MIN_SWEEP_SIZE = 1024;
+
+	private static final long MIN_SWEEP_INTERVAL_MICROS = 1_000_000;
 
 	final Rules rules;
 
@@ -24,11 +32,23 @@ final class PolicyTable implements RateLimiter {
 
 	private volatile KeyState overflow;
 
+	private final AtomicInteger keys = new AtomicInteger();
+
+	private final AtomicBoolean sweeping = new AtomicBoolean();
+
+	private volatile int nextSweepAt;
+
+	/** When the last sweep ran; the table's creation before the first. */
+	private volatile long lastSweep;
+
 	PolicyTable(InMemoryRateLimitStore store, RateLimitPolicy policy, int id) {
 		this.store = store;
 		this.rules = new Rules(policy);
 		this.id = id;
-		this.overflow = this.rules.newState(store.now());
+		long now = store.now();
+		this.overflow = this.rules.newState(now);
+		this.lastSweep = now;
+		this.nextSweepAt = Math.min(MIN_SWEEP_SIZE, store.maxKeys);
 	}
 
 	@Override
@@ -67,16 +87,39 @@ final class PolicyTable implements RateLimiter {
 			return state;
 		}
 		long now = this.store.now();
-		if (!this.store.reserveKey(now)) {
+		if (!reserveKey(now)) {
 			return this.overflow;
 		}
 		KeyState created = this.rules.newState(now);
 		KeyState existing = this.states.putIfAbsent(key, created);
 		if (existing != null) {
-			this.store.releaseKeys(1);
+			this.keys.decrementAndGet();
 			return existing;
 		}
 		return created;
+	}
+
+	/** Counts one more key, sweeping first when the table has grown; false when the table is full. */
+	private boolean reserveKey(long now) {
+		int count = this.keys.get();
+		if (count >= this.nextSweepAt) {
+			if (count < this.store.maxKeys) {
+				// a key used since the last sweep is likely to be used again: keep it one more round
+				sweep(now, Math.min(this.lastSweep, now));
+			}
+			else if (now - this.lastSweep >= MIN_SWEEP_INTERVAL_MICROS) {
+				sweep(now, now);
+			}
+		}
+		for (;;) {
+			count = this.keys.get();
+			if (count >= this.store.maxKeys) {
+				return false;
+			}
+			if (this.keys.compareAndSet(count, count + 1)) {
+				return true;
+			}
+		}
 	}
 
 	/**
@@ -104,10 +147,25 @@ final class PolicyTable implements RateLimiter {
 	}
 
 	/**
-	 * Forgets every key whose state has been back to that of a new key since {@code since}, and returns how
-	 * many it forgot.
+	 * Forgets, at {@code now}, every key whose state has been back to that of a new key since {@code since};
+	 * at most one sweep runs at a time, and one that finds another running does nothing.
 	 */
-	int sweep(long since) {
+	void sweep(long now, long since) {
+		if (!this.sweeping.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			this.lastSweep = now;
+			this.keys.addAndGet(-forget(since));
+			long next = Math.max(MIN_SWEEP_SIZE, 2L * this.keys.get());
+			this.nextSweepAt = (int) Math.min(next, this.store.maxKeys);
+		}
+		finally {
+			this.sweeping.set(false);
+		}
+	}
+
+	private int forget(long since) {
 		int forgotten = 0;
 		for (Iterator<Map.Entry<String, KeyState>> entries = this.states.entrySet().iterator(); entries.hasNext();) {
 			Map.Entry<String, KeyState> entry = entries.next();

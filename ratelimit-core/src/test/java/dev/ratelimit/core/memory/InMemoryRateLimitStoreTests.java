@@ -112,6 +112,60 @@ class InMemoryRateLimitStoreTests {
 	}
 
 	@Test
+	void capsEachPolicyOnItsOwnSoThatAFloodOnOneLeavesTheOthersExact() {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).maxKeys(3).build();
+		RateLimiter flooded = store.limiter(RateLimitPolicy.of("flooded", Algorithm.GCRA, 2, Duration.ofSeconds(10)));
+		RateLimiter other = store.limiter(RateLimitPolicy.of("other", Algorithm.GCRA, 2, Duration.ofSeconds(10)));
+		assertThat(flooded.tryAcquire("known")).isTrue();
+		for (int i = 0; i < 100; i++) {
+			flooded.tryAcquire("made-up-" + i);
+		}
+		assertThat(store.size()).isEqualTo(3);
+		Decision newcomer = other.decide("alice");
+		assertThat(newcomer.allowed()).isTrue();
+		assertThat(newcomer.remaining()).as("alice's own quota, not an overflow shared with the flood").isEqualTo(1);
+		assertThat(other.tryAcquire("alice")).isTrue();
+		assertThat(other.tryAcquire("alice")).isFalse();
+		assertThat(other.decide("bob").remaining()).as("bob's own quota too").isEqualTo(1);
+		assertThat(flooded.decide("known").remaining()).as("a known key of the flooded policy keeps its quota")
+			.isZero();
+	}
+
+	@Test
+	void boundsTheMemoryOfAFloodOfMadeUpKeysAndKeepsEveryOtherPolicyExact() {
+		Runtime runtime = Runtime.getRuntime();
+		long before = usedHeapAfterGc(runtime);
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
+		RateLimiter flooded = store.limiter(RateLimitPolicy.of("api-key", Algorithm.GCRA, 10, Duration.ofMinutes(1)));
+		RateLimiter user = store.limiter(RateLimitPolicy.of("user", Algorithm.GCRA, 5, Duration.ofMinutes(1)));
+		assertThat(flooded.tryAcquire("known")).isTrue();
+		for (int i = 0; i < 200_000; i++) {
+			flooded.tryAcquire("key-" + i);
+		}
+		long used = usedHeapAfterGc(runtime) - before;
+		assertThat(store.size()).as("the default cap of 100,000 keys per policy").isEqualTo(100_000);
+		// 100,000 states with their map entries, and keys of up to 10 characters; the stream of keys is garbage
+		assertThat(used).as("heap held by the flooded store, bytes").isLessThan(32L << 20);
+		for (String name : new String[] { "alice", "bob", "carol" }) {
+			Decision first = user.decide(name);
+			assertThat(first.allowed()).isTrue();
+			assertThat(first.remaining()).as("%s's own quota", name).isEqualTo(4);
+		}
+		assertThat(flooded.decide("known").remaining()).isEqualTo(8);
+		assertThat(store.size()).isEqualTo(100_003);
+	}
+
+	private static long usedHeapAfterGc(Runtime runtime) {
+		long used = Long.MAX_VALUE;
+		// a few collections, since one may leave garbage that a concurrent phase had not reached yet
+		for (int i = 0; i < 3; i++) {
+			System.gc();
+			used = Math.min(used, runtime.totalMemory() - runtime.freeMemory());
+		}
+		return used;
+	}
+
+	@Test
 	void doesNotSweepAFullStoreMoreThanOnceASecond() {
 		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).maxKeys(1).build();
 		RateLimiter limiter = store.limiter(RateLimitPolicy.of("p", Algorithm.FIXED_WINDOW, 1, Duration.ofMillis(100)));

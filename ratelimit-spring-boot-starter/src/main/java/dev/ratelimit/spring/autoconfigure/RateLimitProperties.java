@@ -32,8 +32,8 @@ public class RateLimitProperties {
 	private Algorithm defaultAlgorithm = Algorithm.GCRA;
 
 	/**
-	 * Maximum number of keys that the in-memory store tracks across all policies. Beyond it, new keys share
-	 * one quota per policy until idle keys are forgotten.
+	 * Maximum number of keys that the in-memory store tracks under each policy. Beyond it, the policy's new
+	 * keys share one quota until its idle keys are forgotten; other policies are not affected.
 	 */
 	private int maxKeys = 100_000;
 
