@@ -13,13 +13,17 @@ import dev.ratelimit.core.RateLimitPolicy;
  * log
  * @param keySpec the key as declared, such as {@code ip}, for the startup log
  * @param key computes the key that every policy of the endpoint is decided under
+ * @param address the client address as the endpoint keys it, which a key falls back to
+ * @param exemption when a request is exempt from the endpoint's limits
  * @param policyHeader the value of the {@code RateLimit-Policy} response header
  */
 record EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, String keySpec, KeySource key,
-		String policyHeader) {
+		AddressKey address, Exemption exemption, String policyHeader) {
 
-	EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, String keySpec, KeySource key) {
-		this(List.copyOf(policies), List.copyOf(origins), keySpec, key, RateLimitHeaders.policy(policies));
+	EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, String keySpec, KeySource key,
+			AddressKey address, Exemption exemption) {
+		this(List.copyOf(policies), List.copyOf(origins), keySpec, key, address, exemption,
+				RateLimitHeaders.policy(policies));
 	}
 
 }

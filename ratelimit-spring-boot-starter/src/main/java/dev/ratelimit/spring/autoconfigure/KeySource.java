@@ -26,23 +26,23 @@ interface KeySource {
 	 */
 	String key(HttpServletRequest request, Map<String, String> uriVariables);
 
-	static KeySource clientAddress() {
-		return (request, uriVariables) -> addressKey(request);
+	static KeySource clientAddress(AddressKey address) {
+		return (request, uriVariables) -> address.key(request);
 	}
 
-	static KeySource user() {
+	static KeySource user(AddressKey address) {
 		return (request, uriVariables) -> {
 			Principal principal = request.getUserPrincipal();
-			return orAddress("user:", (principal != null) ? principal.getName() : null, request);
+			return orAddress("user:", (principal != null) ? principal.getName() : null, request, address);
 		};
 	}
 
-	static KeySource header(String name) {
-		return (request, uriVariables) -> orAddress("header:", request.getHeader(name), request);
+	static KeySource header(String name, AddressKey address) {
+		return (request, uriVariables) -> orAddress("header:", request.getHeader(name), request, address);
 	}
 
-	static KeySource resolver(KeyResolver resolver) {
-		return (request, uriVariables) -> orAddress("bean:", resolver.resolve(request), request);
+	static KeySource resolver(KeyResolver resolver, AddressKey address) {
+		return (request, uriVariables) -> orAddress("bean:", resolver.resolve(request), request, address);
 	}
 
 	/**
@@ -50,29 +50,43 @@ interface KeySource {
 	 * URI template variable by name, then every binding, in a context that can read properties and call
 	 * methods but not reach types or beans.
 	 */
-	static KeySource expression(Expression expression, List<ParameterBinding> bindings) {
+	static KeySource expression(Expression expression, List<ParameterBinding> bindings, AddressKey address) {
 		return (request, uriVariables) -> {
-			SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
-				.withInstanceMethods()
-				.build();
+			SimpleEvaluationContext context = readOnlyContext();
 			uriVariables.forEach(context::setVariable);
 			for (ParameterBinding binding : bindings) {
 				context.setVariable(binding.variable(), binding.value(request, uriVariables));
 			}
-			context.setVariable("request", request);
-			context.setVariable("principal", request.getUserPrincipal());
-			context.setVariable("ip", Keys.normalizeAddress(request.getRemoteAddr()));
+			setRequestVariables(context, request, address);
 			Object value = expression.getValue(context);
-			return orAddress("spel:", (value != null) ? value.toString() : null, request);
+			return orAddress("spel:", (value != null) ? value.toString() : null, request, address);
 		};
 	}
 
-	private static String orAddress(String kind, @Nullable String value, HttpServletRequest request) {
-		return (value == null || value.isEmpty()) ? addressKey(request) : kind + value;
+	/**
+	 * Returns a context with the variables {@code #request}, {@code #principal} and {@code #ip} (the client
+	 * address as keys write it) that can read properties and call methods but not reach types or beans.
+	 */
+	static SimpleEvaluationContext requestContext(HttpServletRequest request, AddressKey address) {
+		SimpleEvaluationContext context = readOnlyContext();
+		setRequestVariables(context, request, address);
+		return context;
 	}
 
-	private static String addressKey(HttpServletRequest request) {
-		return "ip:" + Keys.normalizeAddress(request.getRemoteAddr());
+	private static SimpleEvaluationContext readOnlyContext() {
+		return SimpleEvaluationContext.forReadOnlyDataBinding().withInstanceMethods().build();
+	}
+
+	private static void setRequestVariables(SimpleEvaluationContext context, HttpServletRequest request,
+			AddressKey address) {
+		context.setVariable("request", request);
+		context.setVariable("principal", request.getUserPrincipal());
+		context.setVariable("ip", address.text(request));
+	}
+
+	private static String orAddress(String kind, @Nullable String value, HttpServletRequest request,
+			AddressKey address) {
+		return (value == null || value.isEmpty()) ? address.key(request) : kind + value;
 	}
 
 }

@@ -16,6 +16,7 @@ import java.util.function.Supplier;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.spring.KeyResolver;
+import dev.ratelimit.spring.RateLimitExemption;
 import dev.ratelimit.spring.RateLimited;
 import org.jspecify.annotations.Nullable;
 
@@ -52,6 +53,14 @@ final class LimitDefinitions {
 
 	private final BeanFactory beanFactory;
 
+	private final ClientAddresses addresses;
+
+	private final int ipv6Prefix;
+
+	private final Networks exempt;
+
+	private final @Nullable String exemptIf;
+
 	private final SpelExpressionParser parser = new SpelExpressionParser();
 
 	/** Where each policy name was declared, to reject a name declared twice. */
@@ -63,10 +72,20 @@ final class LimitDefinitions {
 	/** Class-level declarations, shared by every handler method of the class. */
 	private final Map<Class<?>, EndpointLimits> classLimits = new HashMap<>();
 
-	LimitDefinitions(RateLimitProperties properties, PolicyOverrides overrides, BeanFactory beanFactory) {
+	LimitDefinitions(RateLimitProperties properties, PolicyOverrides overrides, BeanFactory beanFactory,
+			ClientAddresses addresses) {
 		this.properties = properties;
 		this.overrides = overrides;
 		this.beanFactory = beanFactory;
+		this.addresses = addresses;
+		this.ipv6Prefix = ipv6Prefix("ratelimit.client-address.ipv6-prefix",
+				properties.getClientAddress().getIpv6Prefix());
+		this.exempt = Networks.parse("ratelimit.exempt", properties.getExempt());
+		this.exemptIf = blankToNull(properties.getExemptIf());
+		if (this.exemptIf != null) {
+			condition(Exemption.none(addresses), "ratelimit.exempt-if", this.exemptIf,
+					new AddressKey(addresses, this.ipv6Prefix));
+		}
 	}
 
 	/** Returns the limits of a handler method: its own declarations, else its class's, else none. */
@@ -114,6 +133,9 @@ final class LimitDefinitions {
 		List<String> origins = new ArrayList<>();
 		String keySpec = null;
 		String keySite = null;
+		ClientTerms terms = null;
+		String termsSite = null;
+		String termsProperty = site;
 		for (int i = 0; i < annotations.size(); i++) {
 			MergedAnnotation<RateLimited> annotation = annotations.get(i);
 			String name = annotation.getString("name");
@@ -128,6 +150,18 @@ final class LimitDefinitions {
 			claim(policy.name(), site, action);
 			String key = normalizeKey((override != null && override.getKey() != null) ? override.getKey()
 					: annotation.getString("key"));
+			ClientTerms policyTerms = clientTerms((entry != null) ? entry.property() : site, override);
+			if (terms == null) {
+				terms = policyTerms;
+				termsSite = where;
+				termsProperty = (entry != null) ? entry.property() : site;
+			}
+			else if (!terms.equals(policyTerms)) {
+				throw new RateLimitConfigurationException(site + " stacks limits with different client terms, "
+						+ terms + " (" + termsSite + ") and " + policyTerms + " (" + where
+						+ "): stacked limits are decided together, for one client.",
+						"Give every limit of the declaration the same ipv6-prefix, exempt and exempt-if.");
+			}
 			if (keySpec == null) {
 				keySpec = key;
 				keySite = where;
@@ -141,7 +175,91 @@ final class LimitDefinitions {
 			policies.add(policy);
 			origins.add(where + ((entry != null) ? " (" + entry.origin() + ")" : ""));
 		}
-		return new EndpointLimits(policies, origins, keySpec, keySource(keySpec, site, action(site), bindings));
+		return limits(policies, origins, keySpec, terms, termsProperty, site, action(site), bindings);
+	}
+
+	private EndpointLimits limits(List<RateLimitPolicy> policies, List<String> origins, String keySpec,
+			ClientTerms terms, String property, String keySite, String action, List<ParameterBinding> bindings) {
+		AddressKey address = new AddressKey(this.addresses, terms.ipv6Prefix());
+		Exemption exemption = Exemption.none(this.addresses).orIn(this.exempt).orIn(terms.exempt());
+		if (this.exemptIf != null) {
+			exemption = condition(exemption, "ratelimit.exempt-if", this.exemptIf, address);
+		}
+		if (terms.exemptIf() != null) {
+			exemption = condition(exemption, property + ".exempt-if", terms.exemptIf(), address);
+		}
+		return new EndpointLimits(policies, origins, keySpec,
+				keySource(keySpec, keySite, action, bindings, address), address, exemption);
+	}
+
+	/**
+	 * Returns the client terms of a policy: the values of {@code property} where they are set, else the
+	 * defaults of {@code ratelimit.client-address}.
+	 */
+	private ClientTerms clientTerms(String property, RateLimitProperties.@Nullable Policy values) {
+		if (values == null) {
+			return new ClientTerms(this.ipv6Prefix, Networks.NONE, null);
+		}
+		int prefix = (values.getIpv6Prefix() != null) ? ipv6Prefix(property + ".ipv6-prefix", values.getIpv6Prefix())
+				: this.ipv6Prefix;
+		return new ClientTerms(prefix, Networks.parse(property + ".exempt", values.getExempt()),
+				blankToNull(values.getExemptIf()));
+	}
+
+	private static int ipv6Prefix(String property, int prefix) {
+		if (prefix < 1 || prefix > 128) {
+			throw new RateLimitConfigurationException("Invalid " + property + ": " + prefix
+					+ " is not a number of bits of an IPv6 address, from 1 to 128.",
+					"Update " + property + " in your application's configuration; 64 keys every /64 network as one client.");
+		}
+		return prefix;
+	}
+
+	private Exemption condition(Exemption exemption, String property, String spec, AddressKey address) {
+		String action = "Update " + property + " in your application's configuration.";
+		if (spec.startsWith("spel:") && spec.length() > "spel:".length()) {
+			String text = spec.substring("spel:".length());
+			try {
+				return exemption.orIf(spec, this.parser.parseExpression(text), address);
+			}
+			catch (ParseException ex) {
+				throw new RateLimitConfigurationException("Invalid " + property + ": '" + text
+						+ "' is not a SpEL expression: " + ex.getMessage(), action);
+			}
+		}
+		if (spec.startsWith("bean:") && spec.length() > "bean:".length()) {
+			String bean = spec.substring("bean:".length()).trim();
+			try {
+				return exemption.orIf(spec, this.beanFactory.getBean(bean, RateLimitExemption.class));
+			}
+			catch (BeansException ex) {
+				throw new RateLimitConfigurationException("Invalid " + property + ": '" + spec
+						+ "' names no RateLimitExemption bean: " + ex.getMessage(),
+						"Define a RateLimitExemption bean named '" + bean + "', or fix the name in " + property + ".");
+			}
+		}
+		throw new RateLimitConfigurationException("Invalid " + property + ": '" + spec
+				+ "' is not a condition; use spel:<expression> or bean:<name>.", action);
+	}
+
+	private static @Nullable String blankToNull(@Nullable String text) {
+		return (text == null || text.isBlank()) ? null : text.trim();
+	}
+
+	/**
+	 * What says who the client of a limit is and whether it is exempt, which limits decided together share.
+	 * @param ipv6Prefix the leading bits of an IPv6 client address that identify the client
+	 * @param exempt the exempt networks of the policy itself
+	 * @param exemptIf the exempting condition of the policy itself, or null
+	 */
+	private record ClientTerms(int ipv6Prefix, Networks exempt, @Nullable String exemptIf) {
+
+		@Override
+		public String toString() {
+			return "ipv6-prefix " + this.ipv6Prefix + ", exempt " + this.exempt + ", exempt-if "
+					+ ((this.exemptIf != null) ? "'" + this.exemptIf + "'" : "none");
+		}
+
 	}
 
 	private RateLimitPolicy policy(String where, String action, MergedAnnotation<RateLimited> annotation,
@@ -263,9 +381,8 @@ final class LimitDefinitions {
 						(rule.getCost() != null) ? rule.getCost() : 1, delayAfter));
 		claim(name, property, action);
 		String keySpec = normalizeKey((rule.getKey() != null) ? rule.getKey() : "ip");
-		KeySource key = keySource(keySpec, property + ".key", action, List.of());
-		return new PathRule(property, pattern, methods,
-				new EndpointLimits(List.of(policy), List.of(property), keySpec, key));
+		return new PathRule(property, pattern, methods, limits(List.of(policy), List.of(property), keySpec,
+				clientTerms(property, rule), property, property + ".key", action, List.of()));
 	}
 
 	private static String httpMethod(String property, String action, String method) {
@@ -315,20 +432,21 @@ final class LimitDefinitions {
 		return trimmed.isEmpty() ? "ip" : trimmed;
 	}
 
-	private KeySource keySource(String spec, String site, String action, List<ParameterBinding> bindings) {
+	private KeySource keySource(String spec, String site, String action, List<ParameterBinding> bindings,
+			AddressKey address) {
 		if (spec.equals("ip")) {
-			return KeySource.clientAddress();
+			return KeySource.clientAddress(address);
 		}
 		if (spec.equals("user")) {
-			return KeySource.user();
+			return KeySource.user(address);
 		}
 		if (spec.startsWith("header:") && spec.length() > "header:".length()) {
-			return KeySource.header(spec.substring("header:".length()).trim());
+			return KeySource.header(spec.substring("header:".length()).trim(), address);
 		}
 		if (spec.startsWith("bean:") && spec.length() > "bean:".length()) {
 			String bean = spec.substring("bean:".length()).trim();
 			try {
-				return KeySource.resolver(this.beanFactory.getBean(bean, KeyResolver.class));
+				return KeySource.resolver(this.beanFactory.getBean(bean, KeyResolver.class), address);
 			}
 			catch (BeansException ex) {
 				throw new RateLimitConfigurationException("Invalid key of " + site + ": '" + spec
@@ -340,7 +458,7 @@ final class LimitDefinitions {
 			String text = spec.substring("spel:".length());
 			try {
 				Expression expression = this.parser.parseExpression(text);
-				return KeySource.expression(expression, bindings);
+				return KeySource.expression(expression, bindings, address);
 			}
 			catch (ParseException ex) {
 				throw new RateLimitConfigurationException(

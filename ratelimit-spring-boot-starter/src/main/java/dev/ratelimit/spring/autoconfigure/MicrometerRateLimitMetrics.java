@@ -17,7 +17,8 @@ import org.springframework.beans.factory.ObjectProvider;
 /**
  * Publishes {@code ratelimit.decisions}, a counter tagged with the policy and the outcome ({@code allowed},
  * {@code delayed} when a leaky bucket held the request for its slot, {@code rejected}, or {@code store_failure}
- * when the Redis store's failure policy decided instead of Redis), and
+ * when the Redis store's failure policy decided instead of Redis, {@code exempt} when an exemption let the
+ * request through undecided), and
  * {@code ratelimit.decision.latency}, a timer of how long the store takes to decide, tagged with the store.
  * Keys are never tags: there are as many as clients.
  */
@@ -27,8 +28,10 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 
 	static final String LATENCY = "ratelimit.decision.latency";
 
-	/** Counters are kept by outcome ordinal, with the store failures after the outcomes. */
+	/** Counters are kept by outcome ordinal, with the store failures and the exempt requests after them. */
 	private static final int STORE_FAILURE = Outcome.values().length;
+
+	private static final int EXEMPT = STORE_FAILURE + 1;
 
 	private final ObjectProvider<MeterRegistry> registries;
 
@@ -73,6 +76,14 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 		}
 	}
 
+	@Override
+	public void exempt(List<RateLimitPolicy> policies) {
+		MeterRegistry registry = registry();
+		if (registry != null) {
+			count(registry, policies, EXEMPT);
+		}
+	}
+
 	private void count(MeterRegistry registry, List<RateLimitPolicy> policies, int outcome) {
 		for (RateLimitPolicy policy : policies) {
 			this.counters.computeIfAbsent(policy.name(), (name) -> counters(registry, name))[outcome].increment();
@@ -89,11 +100,12 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 	}
 
 	private static Counter[] counters(MeterRegistry registry, String policy) {
-		Counter[] counters = new Counter[STORE_FAILURE + 1];
+		Counter[] counters = new Counter[EXEMPT + 1];
 		for (Outcome outcome : Outcome.values()) {
 			counters[outcome.ordinal()] = counter(registry, policy, outcome.name().toLowerCase(Locale.ROOT));
 		}
 		counters[STORE_FAILURE] = counter(registry, policy, "store_failure");
+		counters[EXEMPT] = counter(registry, policy, "exempt");
 		return counters;
 	}
 

@@ -72,7 +72,8 @@ final class PolicyOverrides {
 					if (i < from + length) {
 						original.add(name.getElement(i, Form.ORIGINAL));
 					}
-					else {
+					else if (!name.isNumericIndex(i)) {
+						// exempt[0] sets the field exempt
 						field.append(name.getElement(i, Form.UNIFORM));
 					}
 				}

@@ -31,7 +31,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * <p>
  * A request is decided once: error dispatches are never limited, and neither is the re-dispatch of an
  * asynchronous or held request nor a forward after the request was decided. CORS pre-flight requests, which
- * browsers send on their own before the real request, are not limited either.
+ * browsers send on their own before the real request, are not limited either, and neither are the requests
+ * that an {@link Exemption} exempts: those get no rate limit headers.
  */
 final class RateLimitInterceptor implements HandlerInterceptor {
 
@@ -81,6 +82,10 @@ final class RateLimitInterceptor implements HandlerInterceptor {
 		}
 		request.setAttribute(DECIDED, Boolean.TRUE);
 		EndpointLimits limits = match.limits();
+		if (limits.exemption().applies(request)) {
+			this.metrics.exempt(limits.policies());
+			return true;
+		}
 		String key = Keys.safe(this.unresolvedKeys.key(request, match));
 		long start = System.nanoTime();
 		List<Decision> decisions = this.store.decideAll(key, limits.policies());

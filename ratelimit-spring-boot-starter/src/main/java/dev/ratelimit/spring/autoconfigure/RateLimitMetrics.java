@@ -20,6 +20,10 @@ interface RateLimitMetrics {
 		public void storeFailure(List<RateLimitPolicy> policies) {
 		}
 
+		@Override
+		public void exempt(List<RateLimitPolicy> policies) {
+		}
+
 	};
 
 	/**
@@ -35,6 +39,12 @@ interface RateLimitMetrics {
 	 * @param policies the policies of the decision
 	 */
 	void storeFailure(List<RateLimitPolicy> policies);
+
+	/**
+	 * Records one request that an exemption let through without a decision.
+	 * @param policies the policies it was exempt from
+	 */
+	void exempt(List<RateLimitPolicy> policies);
 
 	/**
 	 * What became of a request, as nginx's {@code $limit_req_status} tells {@code PASSED}, {@code DELAYED} and

@@ -41,6 +41,20 @@ public class RateLimitProperties {
 
 	private final Headers headers = new Headers();
 
+	private final ClientAddress clientAddress = new ClientAddress();
+
+	/**
+	 * Client networks exempt from every limit, in CIDR notation (10.0.0.0/8, 2001:db8::/32) or as single
+	 * addresses: their requests are neither counted nor limited, and get no rate limit headers.
+	 */
+	private List<String> exempt = new ArrayList<>();
+
+	/**
+	 * Condition exempting a request from every limit: spel:<expression> over #request, #principal and #ip, or
+	 * bean:<name> of a RateLimitExemption bean.
+	 */
+	private @Nullable String exemptIf;
+
 	/**
 	 * Limits of requests matched by path. A request whose handler carries no @RateLimited takes the limit of
 	 * the first rule it matches.
@@ -85,6 +99,26 @@ public class RateLimitProperties {
 
 	public Headers getHeaders() {
 		return this.headers;
+	}
+
+	public ClientAddress getClientAddress() {
+		return this.clientAddress;
+	}
+
+	public List<String> getExempt() {
+		return this.exempt;
+	}
+
+	public void setExempt(List<String> exempt) {
+		this.exempt = exempt;
+	}
+
+	public @Nullable String getExemptIf() {
+		return this.exemptIf;
+	}
+
+	public void setExemptIf(@Nullable String exemptIf) {
+		this.exemptIf = exemptIf;
 	}
 
 	public List<Rule> getRules() {
@@ -209,6 +243,42 @@ public class RateLimitProperties {
 	}
 
 	/**
+	 * Properties of the client address that the ip key and exemptions use.
+	 */
+	public static class ClientAddress {
+
+		/**
+		 * Proxies whose Forwarded or X-Forwarded-For header names the client, in CIDR notation or as single
+		 * addresses. The client is the right-most address of the header that is not a trusted proxy. When empty,
+		 * the socket peer is the client, whatever server.forward-headers-strategy makes of the request.
+		 */
+		private List<String> trustedProxies = new ArrayList<>();
+
+		/**
+		 * Number of leading bits of an IPv6 client address that identify a client, from 1 to 128: every address
+		 * of one /64 network shares one quota by default.
+		 */
+		private int ipv6Prefix = 64;
+
+		public List<String> getTrustedProxies() {
+			return this.trustedProxies;
+		}
+
+		public void setTrustedProxies(List<String> trustedProxies) {
+			this.trustedProxies = trustedProxies;
+		}
+
+		public int getIpv6Prefix() {
+			return this.ipv6Prefix;
+		}
+
+		public void setIpv6Prefix(int ipv6Prefix) {
+			this.ipv6Prefix = ipv6Prefix;
+		}
+
+	}
+
+	/**
 	 * The values of a limit. Under {@code ratelimit.policies.<name>} they replace those of the
 	 * {@code @RateLimited} declaration of that name, and unset values keep the declaration's. The starter binds
 	 * those overrides itself, so that a dotted name needs no brackets (see {@code PolicyOverrides}).
@@ -257,6 +327,23 @@ public class RateLimitProperties {
 		 * Key of the limit: ip, user, header:<name>, bean:<name> or spel:<expression>.
 		 */
 		private @Nullable String key;
+
+		/**
+		 * Number of leading bits of an IPv6 client address that identify a client under this limit, from 1 to
+		 * 128. Defaults to ratelimit.client-address.ipv6-prefix.
+		 */
+		private @Nullable Integer ipv6Prefix;
+
+		/**
+		 * Client networks exempt from this limit, next to those of ratelimit.exempt.
+		 */
+		private List<String> exempt = new ArrayList<>();
+
+		/**
+		 * Condition exempting a request from this limit, next to ratelimit.exempt-if: spel:<expression> or
+		 * bean:<name>.
+		 */
+		private @Nullable String exemptIf;
 
 		public @Nullable Long getLimit() {
 			return this.limit;
@@ -320,6 +407,30 @@ public class RateLimitProperties {
 
 		public void setKey(@Nullable String key) {
 			this.key = key;
+		}
+
+		public @Nullable Integer getIpv6Prefix() {
+			return this.ipv6Prefix;
+		}
+
+		public void setIpv6Prefix(@Nullable Integer ipv6Prefix) {
+			this.ipv6Prefix = ipv6Prefix;
+		}
+
+		public List<String> getExempt() {
+			return this.exempt;
+		}
+
+		public void setExempt(List<String> exempt) {
+			this.exempt = exempt;
+		}
+
+		public @Nullable String getExemptIf() {
+			return this.exemptIf;
+		}
+
+		public void setExemptIf(@Nullable String exemptIf) {
+			this.exemptIf = exemptIf;
 		}
 
 	}

@@ -1,5 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
@@ -8,6 +10,8 @@ import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.spring.RateLimitExceededHandler;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import org.apache.catalina.Valve;
+import org.apache.catalina.valves.ValveBase;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -18,6 +22,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
@@ -57,11 +63,38 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	ClientAddresses rateLimitClientAddresses(RateLimitProperties properties) {
+		return new ClientAddresses(Networks.parse("ratelimit.client-address.trusted-proxies",
+				properties.getClientAddress().getTrustedProxies()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	LimitCatalog rateLimitCatalog(RateLimitProperties properties, PolicyOverrides overrides,
 			ListableBeanFactory beanFactory, ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
-			RateLimitStore store) {
-		return new LimitCatalog(new LimitDefinitions(properties, overrides, beanFactory), handlerMappings, store,
-				beanFactory);
+			RateLimitStore store, ClientAddresses clientAddresses) {
+		return new LimitCatalog(new LimitDefinitions(properties, overrides, beanFactory, clientAddresses),
+				handlerMappings, store, beanFactory);
+	}
+
+	/**
+	 * On Tomcat, the valve that records the socket peer and the forwarding headers as received, before
+	 * {@code RemoteIpValve} rewrites them.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ TomcatServletWebServerFactory.class, ValveBase.class })
+	static class TomcatOriginConfiguration {
+
+		@Bean
+		WebServerFactoryCustomizer<TomcatServletWebServerFactory> rateLimitOriginValveCustomizer() {
+			return (factory) -> {
+				List<Valve> valves = new ArrayList<>();
+				valves.add(new OriginValve());
+				valves.addAll(factory.getEngineValves());
+				factory.setEngineValves(valves);
+			};
+		}
+
 	}
 
 	@Bean

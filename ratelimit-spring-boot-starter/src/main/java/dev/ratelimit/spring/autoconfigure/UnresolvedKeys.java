@@ -37,7 +37,7 @@ final class UnresolvedKeys {
 		}
 		catch (RuntimeException ex) {
 			this.warnings.computeIfAbsent(limits, (key) -> new Warnings()).failed(limits, request, ex, this.time);
-			return KeySource.clientAddress().key(request, match.uriVariables());
+			return limits.address().key(request);
 		}
 	}
 
