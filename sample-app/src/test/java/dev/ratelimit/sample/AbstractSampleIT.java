@@ -78,6 +78,24 @@ abstract class AbstractSampleIT {
 	}
 
 	@Test
+	void neverLimitsTheExemptAddressWhileLimitingOthers() {
+		LoopbackClient exempt = new LoopbackClient("127.0.0.77", this.port);
+		for (int i = 0; i < 30; i++) {
+			LoopbackClient.Response response = exempt.get("/demo/gcra");
+			assertThat(response.status()).isEqualTo(200);
+			assertThat(response.header("RateLimit")).isNull();
+			assertThat(response.header("RateLimit-Policy")).isNull();
+		}
+		LoopbackClient other = new LoopbackClient("127.0.0.2", this.port);
+		for (int i = 0; i < 10; i++) {
+			assertThat(other.get("/demo/gcra").header("RateLimit")).isEqualTo("\"DemoController.gcra\";r=" + (9 - i)
+					+ ";t=" + (i + 1));
+		}
+		assertThat(other.get("/demo/gcra").status()).isEqualTo(429);
+		assertThat(exempt.get("/demo/gcra").status()).isEqualTo(200);
+	}
+
+	@Test
 	void rejectsEleventhGcraRequestWithinTenSecondsWith429() {
 		for (int i = 0; i < 10; i++) {
 			get("/demo/gcra").expectStatus().isOk();
