@@ -87,7 +87,8 @@ public @interface RateLimited {
 	/**
 	 * Who is limited:
 	 * <ul>
-	 * <li>{@code ip} (the default): the client address, {@code request.getRemoteAddr()};</li>
+	 * <li>{@code ip} (the default): the client address, the socket peer unless it is one of
+	 * {@code ratelimit.client-address.trusted-proxies}, an IPv6 client by its network (a /64 by default);</li>
 	 * <li>{@code user}: the authenticated principal's name, the client address for anonymous requests;</li>
 	 * <li>{@code header:<Name>}: the value of a request header, the client address when it is absent;</li>
 	 * <li>{@code bean:<name>}: the {@link KeyResolver} bean of that name;</li>
