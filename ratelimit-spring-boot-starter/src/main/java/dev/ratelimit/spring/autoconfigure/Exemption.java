@@ -75,16 +75,6 @@ final class Exemption {
 		return false;
 	}
 
-	/** Returns what exempts, such as {@code [127.0.0.77/32] or spel:...}, to compare and report it. */
-	String description() {
-		List<String> parts = new ArrayList<>();
-		if (!this.networks.isEmpty()) {
-			parts.add(this.networks.toString());
-		}
-		this.conditions.forEach((condition) -> parts.add(condition.spec()));
-		return parts.isEmpty() ? "nothing" : String.join(" or ", parts);
-	}
-
 	private record Condition(String spec, RateLimitExemption test, AtomicBoolean warned) {
 
 		Condition(String spec, RateLimitExemption test) {
