@@ -19,4 +19,4 @@ if not allowed then
   retry, retry_ns = micros(ahead - (burst - cost) * interval, scale)
 end
 local reset, reset_ns = micros(ahead, scale)
-return { allowed and 1 or 0, remaining, retry, reset, 0, retry_ns, reset_ns, 0 }
+return { allowed and 1 or 0, remaining, retry, reset, 0, retry_ns, reset_ns, 0, now }

@@ -25,36 +25,40 @@ local function save(key, limit, used, index, until_next)
   redis.call('SET', key, state, 'PX', ttl_ms(until_next))
 end
 
+-- The stored count and how many windows before `index` it was written, negative for a window after it; nil
+-- when the key holds none (a key of another type, as when the policy changed its algorithm).
+local function load(key, index)
+  local stored = redis.pcall('GET', key)
+  if type(stored) ~= 'string' then
+    return nil
+  end
+  local value = tonumber(stored)
+  if value then
+    local count = floor_div(value, PACK)
+    return age_of(index, value - count * PACK), count
+  end
+  local stored_index, count = string.match(stored, '^(-?%d+):(%d+)$')
+  if stored_index then
+    return index - tonumber(stored_index), tonumber(count)
+  end
+  return nil
+end
+
 -- === decision
 local index = floor_div(now, window)
 local until_next = (index + 1) * window - now
 local used = 0
--- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
-local stored = redis.pcall('GET', key)
-if type(stored) == 'string' then
-  -- age: how many windows ago the state was written, negative for a window after this one
-  local age, count
-  local value = tonumber(stored)
-  if value then
-    count = floor_div(value, PACK)
-    age = age_of(index, value - count * PACK)
-  else
-    local stored_index
-    stored_index, count = string.match(stored, '^(-?%d+):(%d+)$')
-    if stored_index then
-      age, count = index - tonumber(stored_index), tonumber(count)
-    end
-  end
-  if age and age <= 0 then
-    -- capped in case a larger policy of the same name wrote it
-    used = math.min(count, limit)
-    if age < 0 then
-      -- a window after this one, which no clock running forward writes: Redis' clock stepped back. Its
-      -- count is kept for the rest of this window, so the step lets no more through than the limit and
-      -- holds the client at most until the next window; written back at once, even for a denied
-      -- request, so that the next window starts over as the retry-after promises.
-      save(key, limit, used, index, until_next)
-    end
+-- a key of another type reads as empty and is overwritten
+local age, count = load(key, index)
+if age and age <= 0 then
+  -- capped in case a larger policy of the same name wrote it
+  used = math.min(count, limit)
+  if age < 0 then
+    -- a window after this one, which no clock running forward writes: Redis' clock stepped back. Its
+    -- count is kept for the rest of this window, so the step lets no more through than the limit and
+    -- holds the client at most until the next window; written back at once, even for a denied
+    -- request, so that the next window starts over as the retry-after promises.
+    save(key, limit, used, index, until_next)
   end
 end
 local admitted = used + cost <= limit
@@ -70,4 +74,4 @@ end
 -- a request that fits but was refused by a stacked policy has nothing to wait for here
 local retry = (not allowed and not admitted) and until_next or 0
 local reset = (used > 0) and until_next or 0
-return { allowed and 1 or 0, limit - used, retry, reset, 0, 0, 0, 0 }
+return { allowed and 1 or 0, limit - used, retry, reset, 0, 0, 0, 0, now }

@@ -7,7 +7,8 @@ Calling convention, the same for all six standalone scripts (docs/redis.md):
   ARGV[7]  optional: the Redis TIME in microseconds after which the caller no longer waits; a call run
            later changes nothing and fails with an error starting "LATE"
 Returns: allowed (1/0), remaining, retry-after, reset-after, delay (microseconds, rounded up), then for
-each of the three times how many nanoseconds the rounding up added (0 to 999).
+each of the three times how many nanoseconds the rounding up added (0 to 999), then the instant of the
+decision in microseconds, which a give-back of the request needs (give-back.lua).
 
 The build puts each script together from the pieces in ratelimit-core/src/main/lua: these helpers,
 time.lua, entry.lua, then the algorithm's pieces. Every line runs on every call, so a script creates no

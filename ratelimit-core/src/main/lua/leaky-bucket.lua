@@ -40,4 +40,4 @@ else
   retry, retry_ns = micros(ahead - (burst - cost + 1) * interval, scale)
 end
 local reset, reset_ns = micros(ahead, scale)
-return { allowed and 1 or 0, remaining, retry, reset, delay, retry_ns, reset_ns, delay_ns }
+return { allowed and 1 or 0, remaining, retry, reset, delay, retry_ns, reset_ns, delay_ns, now }

@@ -115,4 +115,4 @@ if allowed then
 elseif size > 0 then
   reset = entry_time(key, expired + size - 1) + window - now
 end
-return { allowed and 1 or 0, limit - size, retry, reset, 0, 0, 0, 0 }
+return { allowed and 1 or 0, limit - size, retry, reset, 0, 0, 0, 0, now }

@@ -57,35 +57,39 @@ local function retry_after(limit, window, cost, elapsed, previous, current)
   return window - elapsed + at
 end
 
+-- The stored counts and how many windows before `index` they were written, negative for a window after
+-- it; nil when the key holds none (a key of another type, as when the policy changed its algorithm).
+local function load(key, index)
+  local stored = redis.pcall('GET', key)
+  if type(stored) ~= 'string' then
+    return nil
+  end
+  local value = tonumber(stored)
+  if value then
+    local counts = floor_div(value, PACK)
+    local stored_previous = floor_div(counts, COUNTS)
+    return age_of(index, value - counts * PACK), stored_previous, counts - stored_previous * COUNTS
+  end
+  local stored_index, stored_previous, stored_current = string.match(stored, '^(-?%d+):(%d+):(%d+)$')
+  if stored_index then
+    return index - tonumber(stored_index), tonumber(stored_previous), tonumber(stored_current)
+  end
+  return nil
+end
+
 -- === decision
 local index = floor_div(now, window)
 local elapsed = now - index * window
 local previous, current = 0, 0
--- a key of another type (the policy changed its algorithm) reads as empty and is overwritten
-local stored = redis.pcall('GET', key)
-if type(stored) == 'string' then
-  -- age: how many windows ago the state was written, negative for a window after this one
-  local age, stored_previous, stored_current
-  local value = tonumber(stored)
-  if value then
-    local counts = floor_div(value, PACK)
-    stored_previous = floor_div(counts, COUNTS)
-    stored_current = counts - stored_previous * COUNTS
-    age = age_of(index, value - counts * PACK)
-  else
-    local stored_index
-    stored_index, stored_previous, stored_current = string.match(stored, '^(-?%d+):(%d+):(%d+)$')
-    if stored_index then
-      age, stored_previous, stored_current = index - tonumber(stored_index), tonumber(stored_previous),
-        tonumber(stored_current)
-    end
-  end
+-- a key of another type reads as empty and is overwritten
+local age, stored_previous, stored_current = load(key, index)
+if age then
   -- capped in case a larger policy of the same name wrote it
   if age == 0 then
     previous, current = math.min(stored_previous, limit), math.min(stored_current, limit)
   elseif age == 1 then
     previous = math.min(stored_current, limit)
-  elseif age and age < 0 then
+  elseif age < 0 then
     -- a window after this one, which no clock running forward writes: Redis' clock stepped back. It is
     -- taken as the previous window, so that its count still holds the client back but fades out within
     -- this window (as the current one it would weigh for two); written back at once, even for a denied
@@ -110,4 +114,5 @@ local headroom = (limit - current) * window - previous * (window - elapsed)
 local remaining = (headroom > 0) and ceil_div(headroom, window) or 0
 -- a request that fits but was refused by a stacked policy has nothing to wait for here
 local retry = (allowed or admitted) and 0 or retry_after(limit, window, cost, elapsed, previous, current)
-return { allowed and 1 or 0, remaining, retry, reset_after(window, elapsed, previous, current), 0, 0, 0, 0 }
+return { allowed and 1 or 0, remaining, retry, reset_after(window, elapsed, previous, current), 0, 0, 0, 0,
+  now }

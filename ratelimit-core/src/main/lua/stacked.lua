@@ -23,7 +23,9 @@ Calling convention:
            queued requests that pass without waiting (leaky bucket; "" = 0)
   ARGV[2 + 6n], n = #KEYS: optional, the Redis TIME in microseconds after which the caller no longer
            waits; a call run later changes nothing and fails with an error starting "LATE"
-Returns: eight integers per policy, in the order of KEYS, as the standalone scripts return them.
+  ARGV[3 + 6n]: optional, "peek" to take nothing and reply as to a request that another limit refused,
+           as a store does for the limits of a stack that spans several Cluster slots
+Returns: nine integers per policy, in the order of KEYS, as the standalone scripts return them.
 ]]
 
 local now, late = decision_time(1, 2 + 6 * #KEYS)
@@ -32,7 +34,7 @@ if late then
 end
 
 local finish = {}
-local allowed = true
+local allowed = ARGV[3 + 6 * #KEYS] ~= 'peek'
 for i, key in ipairs(KEYS) do
   local base = 1 + (i - 1) * 6
   local name = ARGV[base + 1]

@@ -30,7 +30,17 @@ class ArrivalState extends PackedState {
 		long remaining = Math.max(0, (rules.burst * rules.interval - ahead) / rules.interval);
 		long retryAfter = allowed ? 0 : ahead - (rules.burst - rules.cost) * rules.interval;
 		return new Decision(allowed, rules.limit, remaining, rules.ticksToNanos(retryAfter),
-				rules.ticksToNanos(ahead), 0);
+				rules.ticksToNanos(ahead), 0, takenAt(allowed, now));
+	}
+
+	@Override
+	final long giveBack(Rules rules, long held, long now, long takenAt) {
+		// the instant moves back by the cost, never before now: a bucket cannot hold more than it could fill
+		long ahead = ahead(rules, held, now);
+		if (ahead == 0) {
+			return held;
+		}
+		return (now - this.base) * rules.scale + Math.max(0, ahead - rules.cost * rules.interval);
 	}
 
 	@Override

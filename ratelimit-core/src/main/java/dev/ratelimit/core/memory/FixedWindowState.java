@@ -32,7 +32,17 @@ final class FixedWindowState extends PackedState {
 		long untilNextWindow = rules.microsToNanos((current + 1) * rules.window - now);
 		boolean waits = !allowed && used + rules.cost > rules.limit;
 		return new Decision(allowed, rules.limit, rules.limit - used, waits ? untilNextWindow : 0,
-				(used > 0) ? untilNextWindow : 0, 0);
+				(used > 0) ? untilNextWindow : 0, 0, takenAt(allowed, now));
+	}
+
+	@Override
+	long giveBack(Rules rules, long held, long now, long takenAt) {
+		// a count of a window that has ended counts no more: giving it back to the new one would add permits
+		long used = used(rules, held, now);
+		if (used == 0 || Math.floorDiv(takenAt, rules.window) != Math.floorDiv(now, rules.window)) {
+			return held;
+		}
+		return (index(rules, now) << rules.countBits) | Math.max(0, used - rules.cost);
 	}
 
 	@Override

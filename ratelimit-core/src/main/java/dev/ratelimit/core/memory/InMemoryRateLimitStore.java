@@ -1,15 +1,13 @@
 package dev.ratelimit.core.memory;
 
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimiter;
@@ -69,30 +67,59 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
-	public List<Decision> decideAll(String key, List<RateLimitPolicy> policies) {
-		if (policies.size() == 1) {
-			return List.of(table(policies.get(0)).decide(key));
+	public List<Decision> decideAll(List<KeyedPolicy> limits) {
+		RateLimitStore.checkStack(limits);
+		if (limits.size() == 1) {
+			return List.of(table(limits.get(0).policy()).decide(limits.get(0).key()));
 		}
-		checkDistinct(policies);
-		PolicyTable[] tables = new PolicyTable[policies.size()];
-		for (int i = 0; i < tables.length; i++) {
-			tables[i] = table(policies.get(i));
-		}
-		Integer[] holdOrder = new Integer[tables.length];
-		Arrays.setAll(holdOrder, i -> i);
-		Arrays.sort(holdOrder, Comparator.comparingInt(i -> tables[i].id));
-		KeyState[] states = new KeyState[tables.length];
-		long[] held = new long[tables.length];
+		HeldStates stack = stack(limits);
 		for (;;) {
-			for (int i = 0; i < tables.length; i++) {
-				states[i] = tables[i].state(key);
+			long at = stack.hold(this);
+			if (at == KeyState.RETIRED) {
+				continue;
 			}
-			List<Decision> decisions = decideHeld(key, tables, states, held, holdOrder);
-			if (decisions != null) {
-				return decisions;
+			try {
+				return decideHeld(stack, at);
+			}
+			finally {
+				stack.release();
 			}
 		}
 	}
+
+	@Override
+	public void giveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
+		checkGiveBack(limits, decisions);
+		HeldStates stack = stack(limits);
+		for (;;) {
+			long at = stack.hold(this);
+			if (at == KeyState.RETIRED) {
+				continue;
+			}
+			try {
+				for (int i = 0; i < limits.size(); i++) {
+					if (stack.first[i] == i && decisions.get(i).taken()) {
+						stack.held[i] = stack.states[i].giveBack(stack.tables[i].rules, stack.held[i], at,
+								decisions.get(i).takenAt());
+					}
+				}
+				return;
+			}
+			finally {
+				stack.release();
+			}
+		}
+	}
+
+	/** Checks that {@code decisions} answer {@code limits}, one each. */
+	static void checkGiveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
+		RateLimitStore.checkStack(limits);
+		if (decisions.size() != limits.size()) {
+			throw new IllegalArgumentException("Expected one decision per limit, " + limits.size() + ", got "
+					+ decisions.size());
+		}
+	}
+
 	/**
 	 * Returns how many keys the store tracks right now, across all policies.
 	 * @return the number of keys
@@ -121,71 +148,35 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	/**
-	 * Holds the states one by one in table order, then decides all of them at one instant, read once they are
-	 * all held; null if one was retired or had to be rebased, and the states must be looked up again.
-	 */
-	private List<Decision> decideHeld(String key, PolicyTable[] tables, KeyState[] states, long[] held,
-			Integer[] holdOrder) {
-		int holding = 0;
-		try {
-			for (; holding < holdOrder.length; holding++) {
-				int i = holdOrder[holding];
-				held[i] = states[i].hold();
-				if (held[i] == KeyState.RETIRED) {
-					return null;
-				}
-			}
-			long now = now();
-			for (int i = 0; i < states.length; i++) {
-				if (states[i].needsRebase(tables[i].rules, now)) {
-					releaseHeld(states, held, holdOrder, holding);
-					holding = 0;
-					tables[i].rebase(key, states[i]);
-					return null;
-				}
-			}
-			// no earlier than any state has seen
-			long at = now;
-			for (KeyState state : states) {
-				at = state.at(at);
-			}
-			for (KeyState state : states) {
-				state.at(at);
-			}
-			boolean allowed = true;
-			for (int i = 0; i < states.length && allowed; i++) {
-				allowed = states[i].allows(tables[i].rules, held[i], at);
-			}
-			List<Decision> decisions = new ArrayList<>(states.length);
-			for (int i = 0; i < states.length; i++) {
-				if (allowed) {
-					held[i] = states[i].take(tables[i].rules, held[i], at);
-				}
-				decisions.add(states[i].describe(tables[i].rules, held[i], at, allowed));
-			}
-			return decisions;
+	private HeldStates stack(List<KeyedPolicy> limits) {
+		PolicyTable[] tables = new PolicyTable[limits.size()];
+		String[] keys = new String[limits.size()];
+		for (int i = 0; i < tables.length; i++) {
+			tables[i] = table(limits.get(i).policy());
+			keys[i] = limits.get(i).key();
 		}
-		finally {
-			releaseHeld(states, held, holdOrder, holding);
-		}
+		return new HeldStates(tables, keys);
 	}
 
-	private static void releaseHeld(KeyState[] states, long[] held, Integer[] holdOrder, int holding) {
-		for (int k = holding - 1; k >= 0; k--) {
-			int i = holdOrder[k];
-			states[i].release(held[i]);
+	/** Decides all the held states at one instant: all allowed and taken, or all denied. */
+	private static List<Decision> decideHeld(HeldStates stack, long at) {
+		int size = stack.states.length;
+		boolean allowed = true;
+		for (int i = 0; i < size && allowed; i++) {
+			allowed = stack.first[i] != i || stack.states[i].allows(stack.tables[i].rules, stack.held[i], at);
 		}
-	}
-
-	private static void checkDistinct(List<RateLimitPolicy> policies) {
-		HashSet<String> names = new HashSet<>();
-		for (RateLimitPolicy policy : policies) {
-			if (!names.add(policy.name())) {
-				throw new IllegalArgumentException("Stacked policies must have distinct names, '" + policy.name()
-						+ "' appears twice");
+		if (allowed) {
+			for (int i = 0; i < size; i++) {
+				if (stack.first[i] == i) {
+					stack.held[i] = stack.states[i].take(stack.tables[i].rules, stack.held[i], at);
+				}
 			}
 		}
+		List<Decision> decisions = new ArrayList<>(size);
+		for (int i = 0; i < size; i++) {
+			decisions.add(stack.states[i].describe(stack.tables[i].rules, stack.held[stack.first[i]], at, allowed));
+		}
+		return decisions;
 	}
 
 	private PolicyTable table(RateLimitPolicy policy) {

@@ -126,6 +126,18 @@ abstract class KeyState {
 	abstract Decision describe(Rules rules, long word, long now, boolean allowed);
 
 	/**
+	 * Gives back at {@code now} the cost of a request that the held state, whose word was {@code held}, took at
+	 * {@code takenAt}, never leaving it more lenient than if the request had never been taken; returns the word
+	 * to release it with.
+	 */
+	abstract long giveBack(Rules rules, long held, long now, long takenAt);
+
+	/** What a decision at {@code now} reports as {@link Decision#takenAt()}. */
+	static long takenAt(boolean allowed, long now) {
+		return allowed ? now : Decision.NOT_TAKEN;
+	}
+
+	/**
 	 * Whether the held state, whose word is {@code word}, has decided every request from {@code since} on as
 	 * a new one would, and still does: it took nothing after {@code since}, and what it took before has
 	 * expired by then. Such a state can be forgotten without changing any decision.

@@ -33,7 +33,7 @@ final class LeakyBucketState extends ArrivalState {
 			retryAfter = ahead - (rules.burst - rules.cost + 1) * rules.interval;
 		}
 		return new Decision(allowed, rules.limit, remaining, rules.ticksToNanos(retryAfter),
-				rules.ticksToNanos(ahead), rules.ticksToNanos(delay));
+				rules.ticksToNanos(ahead), rules.ticksToNanos(delay), takenAt(allowed, now));
 	}
 
 	@Override

@@ -78,6 +78,12 @@ abstract class LockedState extends KeyState {
 	}
 
 	@Override
+	final long giveBack(Rules rules, long held, long now, long takenAt) {
+		giveBack(rules, now, takenAt);
+		return FREE;
+	}
+
+	@Override
 	final boolean idleSince(Rules rules, long word, long since) {
 		return idleSince(rules, since);
 	}
@@ -91,6 +97,9 @@ abstract class LockedState extends KeyState {
 
 	/** Describes the state at {@code now}, right after a request was allowed and taken, or denied. */
 	abstract Decision describe(Rules rules, long now, boolean allowed);
+
+	/** {@link KeyState#giveBack}, for the state in the fields. */
+	abstract void giveBack(Rules rules, long now, long takenAt);
 
 	/** {@link KeyState#idleSince}, for the state in the fields. */
 	abstract boolean idleSince(Rules rules, long since);

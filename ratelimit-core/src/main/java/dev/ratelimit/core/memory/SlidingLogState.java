@@ -38,7 +38,25 @@ final class SlidingLogState extends LockedState {
 		long retryAfter = (!allowed && mustExpire > 0) ? at(mustExpire - 1) + rules.window - now : 0;
 		long resetAfter = (this.size > 0) ? at(this.size - 1) + rules.window - now : 0;
 		return new Decision(allowed, rules.limit, rules.limit - this.size, rules.microsToNanos(retryAfter),
-				rules.microsToNanos(resetAfter), 0);
+				rules.microsToNanos(resetAfter), 0, takenAt(allowed, now));
+	}
+
+	@Override
+	void giveBack(Rules rules, long now, long takenAt) {
+		// the request's own entries: dropping the newest instead would free a permit before its time
+		expire(rules, now);
+		long dropped = 0;
+		int kept = 0;
+		for (int i = 0; i < this.size; i++) {
+			long time = at(i);
+			if (time == takenAt && dropped < rules.cost) {
+				dropped++;
+			}
+			else {
+				this.ring[(this.head + kept++) % this.ring.length] = time;
+			}
+		}
+		this.size = kept;
 	}
 
 	@Override

@@ -34,7 +34,20 @@ final class SlidingWindowCounterState extends LockedState {
 		long resetAfter = (this.current > 0) ? 2 * rules.window - elapsed
 				: (this.previous > 0) ? rules.window - elapsed : 0;
 		return new Decision(allowed, rules.limit, remaining, rules.microsToNanos(retryAfter),
-				rules.microsToNanos(resetAfter), 0);
+				rules.microsToNanos(resetAfter), 0, takenAt(allowed, now));
+	}
+
+	@Override
+	void giveBack(Rules rules, long now, long takenAt) {
+		// counted in the current window while it lasts, then in the previous one; after that it weighs no more
+		roll(rules, now);
+		long taken = Math.floorDiv(takenAt, rules.window);
+		if (taken == this.window) {
+			this.current = Math.max(0, this.current - rules.cost);
+		}
+		else if (taken == this.window - 1) {
+			this.previous = Math.max(0, this.previous - rules.cost);
+		}
 	}
 
 	@Override

@@ -1,6 +1,7 @@
 package dev.ratelimit.core.redis;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -15,6 +16,9 @@ import dev.ratelimit.core.TimeSource;
  * convention of {@code docs/redis.md}, and reads its reply into decisions.
  */
 final class DecisionCalls {
+
+	/** The integers a script replies per policy. */
+	private static final int REPLY = 9;
 
 	private final RedisKeys keys;
 
@@ -43,34 +47,58 @@ final class DecisionCalls {
 	}
 
 	/**
-	 * Decides one request of {@code key}: one script call, waited for at most the timeout.
+	 * Decides one request under limits whose client keys are {@code clients}, already escaped, one per
+	 * limiter: one script call, waited for at most the timeout.
 	 * @param sent the instant of the call, from {@link #now()}
+	 * @param peek whether to take nothing and reply as to a request another limit refused
 	 */
-	List<Decision> decide(String key, List<RedisLimiter> limiters, long sent) throws ScriptCaller.CallFailure {
-		String client = RedisKeys.escape(key);
+	List<Decision> decide(List<String> clients, List<RedisLimiter> limiters, long sent, boolean peek)
+			throws ScriptCaller.CallFailure {
 		String now = nowArgument(sent);
-		List<Long> reply = this.caller.call(script(limiters), keys(client, limiters),
-				(deadline) -> args(limiters, now, deadline));
+		RedisScripts.Script script = peek ? RedisScripts.get().stacked() : script(limiters);
+		List<Long> reply = this.caller.call(script, keys(clients, limiters),
+				(deadline) -> peek ? peekArgs(limiters, now, deadline) : args(limiters, now, deadline));
 		try {
-			if (reply.size() != 8 * limiters.size()) {
+			if (reply.size() != REPLY * limiters.size()) {
 				throw new IllegalStateException("wrong length");
 			}
 			List<Decision> decisions = new ArrayList<>(limiters.size());
 			for (int i = 0; i < limiters.size(); i++) {
-				decisions.add(decision(limiters.get(i).policy(), reply, 8 * i));
+				decisions.add(decision(limiters.get(i).policy(), reply, REPLY * i));
 			}
 			return decisions;
 		}
 		catch (RuntimeException ex) {
-			throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, new IllegalStateException(
-					"Expected " + 8 * limiters.size() + " integers from the rate limiting script, got " + reply, ex),
+			throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, new IllegalStateException("Expected "
+					+ REPLY * limiters.size() + " integers from the rate limiting script, got " + reply, ex),
 					this.caller.clock().nanoTime());
 		}
 	}
 
+	/**
+	 * Gives back what the allowed {@code decisions} took under limits whose client keys are {@code clients},
+	 * already escaped: one script call, waited for at most the timeout.
+	 */
+	void giveBack(List<String> clients, List<RedisLimiter> limiters, List<Decision> decisions)
+			throws ScriptCaller.CallFailure {
+		String now = nowArgument(now());
+		this.caller.call(RedisScripts.get().giveBack(), keys(clients, limiters), (deadline) -> {
+			List<String> args = new ArrayList<>(2 + 6 * limiters.size());
+			args.add(now);
+			for (int i = 0; i < limiters.size(); i++) {
+				limiters.get(i).addGiveBackArgs(args, decisions.get(i).takenAt());
+			}
+			if (!deadline.isEmpty()) {
+				args.add(deadline);
+			}
+			return args;
+		});
+	}
+
 	/** Sends the call for the warm-up's client, whose key no client key is written as, without waiting. */
 	CompletableFuture<List<Long>> warmUp(List<RedisLimiter> limiters) {
-		return this.caller.send(script(limiters), keys(RedisKeys.WARM_UP_CLIENT, limiters),
+		return this.caller.send(script(limiters),
+				keys(Collections.nCopies(limiters.size(), RedisKeys.WARM_UP_CLIENT), limiters),
 				args(limiters, nowArgument(now()), ""));
 	}
 
@@ -78,15 +106,27 @@ final class DecisionCalls {
 		return (this.timeSource != null) ? Long.toString(now / 1000) : "";
 	}
 
-	private List<String> keys(String client, List<RedisLimiter> limiters) {
+	private List<String> keys(List<String> clients, List<RedisLimiter> limiters) {
 		if (limiters.size() == 1) {
-			return List.of(this.keys.state(client, limiters.get(0).policy()));
+			return List.of(this.keys.state(clients.get(0), limiters.get(0).policy()));
 		}
 		List<String> keys = new ArrayList<>(limiters.size());
-		for (RedisLimiter limiter : limiters) {
-			keys.add(this.keys.state(client, limiter.policy()));
+		for (int i = 0; i < limiters.size(); i++) {
+			keys.add(this.keys.state(clients.get(i), limiters.get(i).policy()));
 		}
 		return keys;
+	}
+
+	/** The stacked script's arguments, with the deadline always in its place and "peek" after it. */
+	private static List<String> peekArgs(List<RedisLimiter> limiters, String now, String deadline) {
+		List<String> args = new ArrayList<>(3 + 6 * limiters.size());
+		args.add(now);
+		for (RedisLimiter limiter : limiters) {
+			limiter.addStackedArgs(args);
+		}
+		args.add(deadline);
+		args.add("peek");
+		return args;
 	}
 
 	private static List<String> args(List<RedisLimiter> limiters, String now, String deadline) {
@@ -104,11 +144,15 @@ final class DecisionCalls {
 		return args;
 	}
 
-	/** Reads one policy's eight integers: microseconds rounded up, and the nanoseconds that rounding added. */
+	/**
+	 * Reads one policy's nine integers: microseconds rounded up, the nanoseconds that rounding added, and the
+	 * instant of the decision.
+	 */
 	private static Decision decision(RateLimitPolicy policy, List<Long> reply, int offset) {
-		return new Decision(reply.get(offset) == 1, policy.limit(), reply.get(offset + 1),
+		boolean allowed = reply.get(offset) == 1;
+		return new Decision(allowed, policy.limit(), reply.get(offset + 1),
 				reply.get(offset + 2) * 1000 - reply.get(offset + 5), reply.get(offset + 3) * 1000 - reply.get(offset + 6),
-				reply.get(offset + 4) * 1000 - reply.get(offset + 7));
+				reply.get(offset + 4) * 1000 - reply.get(offset + 7), allowed ? reply.get(offset + 8) : Decision.NOT_TAKEN);
 	}
 
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 
@@ -34,7 +35,9 @@ final class Fallback {
 		this.instances = instances;
 	}
 
-	List<Decision> decide(String key, List<RateLimitPolicy> policies) {
+	/** Decides the limits as the failure policy says; its decisions take nothing from Redis' state. */
+	List<Decision> decide(List<KeyedPolicy> limits) {
+		List<RateLimitPolicy> policies = limits.stream().map(KeyedPolicy::policy).toList();
 		return switch (this.policy) {
 			case ALLOW -> policies.stream()
 				.map((policy) -> new Decision(true, policy.limit(), policy.capacity() - policy.cost(), 0, 0, 0))
@@ -43,20 +46,26 @@ final class Fallback {
 				long retry = Math.min(policy.window().toNanos(), MAX_DENY_RETRY_NANOS);
 				return new Decision(false, policy.limit(), 0, retry, policy.window().toNanos(), 0);
 			}).toList();
-			case LOCAL -> decideLocally(key, policies);
+			case LOCAL -> decideLocally(limits).stream().map(Fallback::untaken).toList();
 		};
 	}
 
-	private List<Decision> decideLocally(String key, List<RateLimitPolicy> policies) {
+	private List<Decision> decideLocally(List<KeyedPolicy> limits) {
 		int instances = this.instances.getAsInt();
-		if (policies.size() == 1) {
-			return List.of(this.local.limiter(share(policies.get(0), instances)).decide(key));
+		if (limits.size() == 1) {
+			return List.of(this.local.limiter(share(limits.get(0).policy(), instances)).decide(limits.get(0).key()));
 		}
-		List<RateLimitPolicy> shares = new ArrayList<>(policies.size());
-		for (RateLimitPolicy policy : policies) {
-			shares.add(share(policy, instances));
+		List<KeyedPolicy> shares = new ArrayList<>(limits.size());
+		for (KeyedPolicy limit : limits) {
+			shares.add(new KeyedPolicy(limit.key(), share(limit.policy(), instances)));
 		}
-		return this.local.decideAll(key, shares);
+		return this.local.decideAll(shares);
+	}
+
+	/** The local store's decision, which a give-back to Redis must not find taken. */
+	private static Decision untaken(Decision decision) {
+		return new Decision(decision.allowed(), decision.limit(), decision.remaining(), decision.retryAfterNanos(),
+				decision.resetAfterNanos(), decision.delayNanos());
 	}
 
 	private RateLimitPolicy share(RateLimitPolicy policy, int instances) {

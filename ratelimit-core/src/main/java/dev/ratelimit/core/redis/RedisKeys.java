@@ -1,5 +1,6 @@
 package dev.ratelimit.core.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 import dev.ratelimit.core.RateLimitPolicy;
@@ -13,6 +14,8 @@ final class RedisKeys {
 
 	/** The warm-up's client, already escaped: {@link #escape} writes every {@code %} of a client key as {@code %25}. */
 	static final String WARM_UP_CLIENT = "%warm-up";
+
+	private static final int SLOTS = 16384;
 
 	private final String prefix;
 
@@ -65,6 +68,22 @@ final class RedisKeys {
 			}
 		}
 		return escaped.toString();
+	}
+
+	/**
+	 * The Redis Cluster slot of every key of a client whose key is written {@code escapedClient}: CRC16
+	 * (XMODEM) of its hash tag, the escaped client key, modulo 16384.
+	 */
+	static int slot(String escapedClient) {
+		int crc = 0;
+		for (byte b : escapedClient.getBytes(StandardCharsets.UTF_8)) {
+			crc ^= (b & 0xff) << 8;
+			for (int bit = 0; bit < 8; bit++) {
+				crc = ((crc & 0x8000) != 0) ? (crc << 1) ^ 0x1021 : crc << 1;
+			}
+			crc &= 0xffff;
+		}
+		return crc & (SLOTS - 1);
 	}
 
 	private static boolean needsEscape(char c) {

@@ -69,6 +69,16 @@ final class RedisLimiter implements RateLimiter {
 				: List.of(this.limit, this.window, this.burst, this.cost, now);
 	}
 
+	/** This policy's six values in the ARGV of the give-back script, for a request taken at {@code takenAt}. */
+	void addGiveBackArgs(List<String> args, long takenAt) {
+		args.add(this.scriptName);
+		args.add(this.limit);
+		args.add(this.window);
+		args.add(this.burst);
+		args.add(this.cost);
+		args.add(Long.toString(takenAt));
+	}
+
 	/** This policy's six values in the ARGV of the stacked script. */
 	void addStackedArgs(List<String> args) {
 		args.add(this.scriptName);

@@ -2,13 +2,14 @@ package dev.ratelimit.core.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -22,6 +23,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimiter;
@@ -87,6 +89,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private final ScheduledExecutorService scheduler;
 
+	private final boolean cluster;
+
 	private final boolean ownScheduler;
 
 	private final AtomicBoolean heartbeatStarted = new AtomicBoolean();
@@ -113,6 +117,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.fallback = new Fallback(builder.failurePolicy, local, this.fleet::size);
 		this.listener = builder.listener;
 		this.denials = builder.localDenials ? new LocalDenials() : null;
+		this.cluster = builder.cluster;
 		this.ownScheduler = builder.scheduler == null;
 		this.scheduler = (builder.scheduler != null) ? builder.scheduler : ownScheduler();
 		this.failureLog = new FailureLog(logger, builder.failurePolicy, builder.ticker,
@@ -148,14 +153,58 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	@Override
-	public List<Decision> decideAll(String key, List<RateLimitPolicy> policies) {
-		if (policies.isEmpty()) {
-			throw new IllegalArgumentException("At least one policy is needed to decide a request");
+	public List<Decision> decideAll(List<KeyedPolicy> limits) {
+		RateLimitStore.checkStack(limits);
+		if (limits.size() == 1) {
+			return List.of(limiter(limits.get(0).policy()).decide(limits.get(0).key()));
 		}
-		if (policies.size() == 1) {
-			return List.of(limiter(policies.get(0)).decide(key));
+		List<RedisLimiter> limiters = limiters(limits);
+		String key = sharedKey(limits);
+		if (key != null) {
+			return decide(key, limiters);
 		}
-		return decide(key, limiters(policies));
+		return decideAcross(limits, limiters);
+	}
+
+	/**
+	 * Gives back what the allowed decisions took, in one script call, or on a Cluster one per slot, and
+	 * forgets the local denials of their keys. A call that fails leaves its permits taken, which is stricter,
+	 * never more lenient; it is logged.
+	 */
+	@Override
+	public void giveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
+		RateLimitStore.checkStack(limits);
+		if (decisions.size() != limits.size()) {
+			throw new IllegalArgumentException("Expected one decision per limit, " + limits.size() + ", got "
+					+ decisions.size());
+		}
+		List<Integer> taken = new ArrayList<>(limits.size());
+		for (int i = 0; i < limits.size(); i++) {
+			if (decisions.get(i).taken()) {
+				taken.add(i);
+			}
+		}
+		List<RedisLimiter> limiters = limiters(limits);
+		for (List<Integer> group : groups(limits, taken)) {
+			giveBack(limits, limiters, decisions, group);
+		}
+		for (KeyedPolicy limit : limits) {
+			forget(limit.key());
+		}
+	}
+
+	/** Gives back the limits at {@code group}, in one call; false if it failed, and they stay taken. */
+	private boolean giveBack(List<KeyedPolicy> limits, List<RedisLimiter> limiters, List<Decision> decisions,
+			List<Integer> group) {
+		try {
+			this.calls.giveBack(pick(clients(limits), group), pick(limiters, group), pick(decisions, group));
+			return true;
+		}
+		catch (ScriptCaller.CallFailure failure) {
+			logger.log(System.Logger.Level.WARNING, "Redis did not take back the permits of a request; they stay taken",
+					failure.getCause());
+			return false;
+		}
 	}
 
 	/**
@@ -177,18 +226,139 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		return this.fleet.size();
 	}
 
-	/** The limiters of policies decided together, whose names tell their keys apart. */
-	private List<RedisLimiter> limiters(List<RateLimitPolicy> policies) {
-		Set<String> names = new HashSet<>();
-		List<RedisLimiter> limiters = new ArrayList<>(policies.size());
-		for (RateLimitPolicy policy : policies) {
-			if (!names.add(policy.name())) {
-				throw new IllegalArgumentException(
-						"Stacked policies must have distinct names, '" + policy.name() + "' appears twice");
-			}
-			limiters.add((RedisLimiter) limiter(policy));
+	/** The limiters of the limits of one request, checked by {@link RateLimitStore#checkStack}. */
+	private List<RedisLimiter> limiters(List<KeyedPolicy> limits) {
+		List<RedisLimiter> limiters = new ArrayList<>(limits.size());
+		for (KeyedPolicy limit : limits) {
+			limiters.add((RedisLimiter) limiter(limit.policy()));
 		}
 		return limiters;
+	}
+
+	/** The key every limit is on, or null when they differ. */
+	private static @Nullable String sharedKey(List<KeyedPolicy> limits) {
+		String key = limits.get(0).key();
+		for (KeyedPolicy limit : limits) {
+			if (!limit.key().equals(key)) {
+				return null;
+			}
+		}
+		return key;
+	}
+
+	private static List<String> clients(List<KeyedPolicy> limits) {
+		List<String> clients = new ArrayList<>(limits.size());
+		for (KeyedPolicy limit : limits) {
+			clients.add(RedisKeys.escape(limit.key()));
+		}
+		return clients;
+	}
+
+	private static <T> List<T> pick(List<T> values, List<Integer> indexes) {
+		List<T> picked = new ArrayList<>(indexes.size());
+		for (int i : indexes) {
+			picked.add(values.get(i));
+		}
+		return picked;
+	}
+
+	/**
+	 * The limits at {@code indexes} in the groups that one script call may touch: all of them on a single
+	 * Redis, else one group per Cluster slot, in the order of the slots.
+	 */
+	private List<List<Integer>> groups(List<KeyedPolicy> limits, List<Integer> indexes) {
+		if (indexes.isEmpty()) {
+			return List.of();
+		}
+		if (!this.cluster) {
+			return List.of(indexes);
+		}
+		TreeMap<Integer, List<Integer>> bySlot = new TreeMap<>();
+		for (int i : indexes) {
+			bySlot.computeIfAbsent(RedisKeys.slot(RedisKeys.escape(limits.get(i).key())), (slot) -> new ArrayList<>())
+				.add(i);
+		}
+		return new ArrayList<>(bySlot.values());
+	}
+
+	/**
+	 * Decides one request under limits on several keys: one atomic call on a single Redis; on a Cluster, one
+	 * atomic call per slot in the order of the slots, each taking only if all before it allowed. When a slot
+	 * denies, the slots before it are given their permits back, and every other slot is asked what it would
+	 * answer without taking. When a call fails after earlier slots took, the failure policy decides the whole
+	 * request; if it denies, the earlier slots are given their permits back, and if that fails too they stay
+	 * taken: stricter, never more lenient.
+	 */
+	private List<Decision> decideAcross(List<KeyedPolicy> limits, List<RedisLimiter> limiters) {
+		startHeartbeat(0);
+		List<String> clients = clients(limits);
+		List<Integer> all = new ArrayList<>(limits.size());
+		for (int i = 0; i < limits.size(); i++) {
+			all.add(i);
+		}
+		List<List<Integer>> groups = groups(limits, all);
+		Decision[] decisions = new Decision[limits.size()];
+		OutageDetector.Route route = this.detector.route();
+		int group = 0;
+		try {
+			if (route == OutageDetector.Route.FAILURE_POLICY) {
+				ScriptCaller.CallFailure outage = this.detector.failing();
+				if (outage != null) {
+					return fallBack(limits, outage);
+				}
+			}
+			long sent = this.calls.now();
+			int denied = -1;
+			for (; group < groups.size() && denied < 0; group++) {
+				List<Integer> indexes = groups.get(group);
+				List<Decision> reply = this.calls.decide(pick(clients, indexes), pick(limiters, indexes), sent, false);
+				for (int k = 0; k < indexes.size(); k++) {
+					decisions[indexes.get(k)] = reply.get(k);
+				}
+				if (!reply.get(0).allowed()) {
+					denied = group;
+				}
+			}
+			if (this.detector.succeeded()) {
+				this.failureLog.recovered();
+			}
+			if (denied >= 0) {
+				for (int g = 0; g < groups.size(); g++) {
+					if (g < denied) {
+						giveBack(limits, limiters, Arrays.asList(decisions), groups.get(g));
+					}
+					if (g != denied) {
+						List<Integer> indexes = groups.get(g);
+						List<Decision> reply = this.calls.decide(pick(clients, indexes), pick(limiters, indexes),
+								this.calls.now(), true);
+						for (int k = 0; k < indexes.size(); k++) {
+							decisions[indexes.get(k)] = reply.get(k);
+						}
+					}
+				}
+			}
+			return Arrays.asList(decisions);
+		}
+		catch (ScriptCaller.CallFailure failure) {
+			if (this.detector.failed(failure)) {
+				this.failureLog.outageBegan(failure.getCause());
+			}
+			List<Decision> decided = fallBack(limits, failure);
+			if (!decided.get(0).allowed()) {
+				// the slots that took before the failure; a slot that failed after running took nothing it
+				// can give back, and stays taken until its permits expire
+				for (int g = 0; g < group && g < groups.size(); g++) {
+					List<Integer> indexes = groups.get(g);
+					if (decisions[indexes.get(0)] != null && decisions[indexes.get(0)].taken()) {
+						giveBack(limits, limiters, Arrays.asList(decisions), indexes);
+					}
+				}
+			}
+			return decided;
+		}
+		finally {
+			this.detector.done(route);
+		}
 	}
 
 	/**
@@ -212,10 +382,11 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			if (route == OutageDetector.Route.FAILURE_POLICY) {
 				ScriptCaller.CallFailure outage = this.detector.failing();
 				if (outage != null) {
-					return fallBack(key, limiters, outage);
+					return fallBack(keyed(key, limiters), outage);
 				}
 			}
-			List<Decision> decisions = this.calls.decide(key, limiters, sent);
+			List<Decision> decisions = this.calls.decide(Collections.nCopies(limiters.size(), RedisKeys.escape(key)),
+					limiters, sent, false);
 			if (this.detector.succeeded()) {
 				this.failureLog.recovered();
 			}
@@ -228,11 +399,19 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			if (this.detector.failed(failure)) {
 				this.failureLog.outageBegan(failure.getCause());
 			}
-			return fallBack(key, limiters, failure);
+			return fallBack(keyed(key, limiters), failure);
 		}
 		finally {
 			this.detector.done(route);
 		}
+	}
+
+	private static List<KeyedPolicy> keyed(String key, List<RedisLimiter> limiters) {
+		List<KeyedPolicy> limits = new ArrayList<>(limiters.size());
+		for (RedisLimiter limiter : limiters) {
+			limits.add(new KeyedPolicy(key, limiter.policy()));
+		}
+		return limits;
 	}
 
 	/**
@@ -260,7 +439,10 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	public CompletableFuture<Void> warmUp(Collection<List<RateLimitPolicy>> stacks) {
 		Map<String, CompletableFuture<?>> calls = new HashMap<>();
 		for (List<RateLimitPolicy> stack : stacks) {
-			List<RedisLimiter> limiters = limiters(stack);
+			List<KeyedPolicy> limits = new ArrayList<>(stack.size());
+			stack.forEach((policy) -> limits.add(new KeyedPolicy(RedisKeys.WARM_UP_CLIENT, policy)));
+			RateLimitStore.checkStack(limits);
+			List<RedisLimiter> limiters = limiters(limits);
 			calls.computeIfAbsent(this.calls.script(limiters).sha1(), (sha1) -> this.calls.warmUp(limiters));
 		}
 		calls.put(RedisScripts.get().fleet().sha1(), this.fleet.sendHeartbeat());
@@ -268,11 +450,11 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		return CompletableFuture.allOf(calls.values().toArray(CompletableFuture[]::new));
 	}
 
-	private List<Decision> fallBack(String key, List<RedisLimiter> limiters, ScriptCaller.CallFailure failure) {
+	private List<Decision> fallBack(List<KeyedPolicy> limits, ScriptCaller.CallFailure failure) {
 		this.failureLog.failed(failure.kind, failure.getCause());
-		List<RateLimitPolicy> policies = new ArrayList<>(limiters.size());
-		for (RedisLimiter limiter : limiters) {
-			policies.add(limiter.policy());
+		List<RateLimitPolicy> policies = new ArrayList<>(limits.size());
+		for (KeyedPolicy limit : limits) {
+			policies.add(limit.policy());
 		}
 		try {
 			this.listener.onFailure(policies, failure.getCause());
@@ -280,7 +462,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		catch (RuntimeException ex) {
 			this.failureLog.listenerFailed(ex);
 		}
-		return this.fallback.decide(key, policies);
+		return this.fallback.decide(limits);
 	}
 
 	private void startHeartbeat(long delayNanos) {
@@ -391,6 +573,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		private boolean localDenials = true;
 
+		private boolean cluster;
+
 		/** Real time, for the timeout's deadline, the spans of failures and the log's periods. */
 		private TimeSource ticker = TimeSource.system();
 
@@ -490,6 +674,20 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 */
 		public Builder localDenials(boolean enabled) {
 			this.localDenials = enabled;
+			return this;
+		}
+
+		/**
+		 * Sets whether Redis is a Cluster (off by default). The keys of one client share a slot, but a stack
+		 * whose limits are on several keys, such as a limit per client under one for every client, spans
+		 * slots: on a Cluster it is decided one slot at a time, in the order of the slots, and the permits of
+		 * the slots before one that denies are given back, so that no limit ever admits more than it allows;
+		 * on a single Redis it is one atomic call.
+		 * @param cluster whether Redis is a Cluster
+		 * @return this builder
+		 */
+		public Builder cluster(boolean cluster) {
+			this.cluster = cluster;
 			return this;
 		}
 

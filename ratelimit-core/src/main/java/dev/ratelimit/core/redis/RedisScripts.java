@@ -16,8 +16,9 @@ import dev.ratelimit.core.Algorithm;
 /**
  * The Lua scripts, read once from {@code META-INF/ratelimit/lua/}, where the build puts them together from the
  * pieces in {@code src/main/lua}: one per algorithm (the helpers, {@code time.lua}, {@code entry.lua} and the
- * algorithm's pieces), the stacked script generated here from the same text and {@code stacked.lua}, and the
- * fleet's heartbeat.
+ * algorithm's pieces), the stacked script generated here from the same text and {@code stacked.lua}, the
+ * give-back script generated likewise from the algorithms' functions, their give-back pieces and
+ * {@code give-back.lua}, and the fleet's heartbeat.
  */
 final class RedisScripts {
 
@@ -32,11 +33,16 @@ final class RedisScripts {
 	/** The lines that start the decision's three sections, in their order. */
 	static final List<String> SECTIONS = List.of("-- === decision", "-- === take", "-- === reply");
 
+	/** The line that starts each give-back piece. */
+	static final String GIVE_BACK = "-- === give back";
+
 	private static final RedisScripts INSTANCE = new RedisScripts();
 
 	private final Map<Algorithm, Script> standalone = new EnumMap<>(Algorithm.class);
 
 	private final Script stacked;
+
+	private final Script giveBack;
 
 	private final Script fleet = new Script(read("fleet.lua"));
 
@@ -45,6 +51,8 @@ final class RedisScripts {
 		// Each algorithm's part is wrapped in a function that the driver calls only for the algorithms a call names:
 		// every line of a script runs on every call, so defining all six would cost each call their closures.
 		StringBuilder define = new StringBuilder("local algorithms = {}\n\nlocal define = {\n");
+		// a give-back is rare: each defines its algorithm's functions when it runs
+		StringBuilder giveBack = new StringBuilder("local give_back = {\n");
 		for (Algorithm algorithm : Algorithm.values()) {
 			String name = fileName(algorithm);
 			String source = read(name + ".lua");
@@ -69,8 +77,21 @@ final class RedisScripts {
 				.append("return allowed, function(allowed)\n")
 				.append(source, take, source.length())
 				.append("end\nend\nend,\n");
+			String piece = read(giveBackPiece(algorithm) + ".lua");
+			if (!piece.startsWith(GIVE_BACK)) {
+				throw new IllegalStateException(giveBackPiece(algorithm) + ".lua does not start with '" + GIVE_BACK + "'");
+			}
+			giveBack.append("\n['")
+				.append(name)
+				.append("'] = function(key, limit, window, burst, cost, now, taken_at)\n")
+				.append(source, part, decision)
+				.append(piece)
+				.append("end,\n");
 		}
 		define.append("}\n");
+		giveBack.append("}\n");
+		this.giveBack = new Script("-- Generated from the six algorithm scripts and give-back.lua: see give-back.lua\n\n"
+				+ shared + giveBack + "\n" + read("give-back.lua"));
 		this.stacked = new Script("-- Generated from the six algorithm scripts and stacked.lua: see stacked.lua\n\n"
 				+ shared + define + "\n" + read("stacked.lua"));
 	}
@@ -96,6 +117,10 @@ final class RedisScripts {
 		return this.stacked;
 	}
 
+	Script giveBack() {
+		return this.giveBack;
+	}
+
 	Script fleet() {
 		return this.fleet;
 	}
@@ -109,6 +134,14 @@ final class RedisScripts {
 			case TOKEN_BUCKET -> "token-bucket";
 			case LEAKY_BUCKET -> "leaky-bucket";
 			case GCRA -> "gcra";
+		};
+	}
+
+	/** The name of the algorithm's give-back piece, without {@code .lua}: the bucket algorithms share one. */
+	static String giveBackPiece(Algorithm algorithm) {
+		return switch (algorithm) {
+			case FIXED_WINDOW, SLIDING_LOG, SLIDING_WINDOW_COUNTER -> "give-back-" + fileName(algorithm);
+			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> "give-back-bucket";
 		};
 	}
 

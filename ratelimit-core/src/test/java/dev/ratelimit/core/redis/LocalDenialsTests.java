@@ -33,7 +33,7 @@ class LocalDenialsTests {
 		.withBurst(5);
 
 	/** Redis' denial: no permit left, 2.5 s to wait (written 2_500_000 us less 0 ns), 9 s to full. */
-	private static final List<Long> DENIED = List.of(0L, 0L, 2_500_000L, 9_000_000L, 0L, 0L, 0L, 0L);
+	private static final List<Long> DENIED = List.of(0L, 0L, 2_500_000L, 9_000_000L, 0L, 0L, 0L, 0L, 0L);
 
 	private final ManualTimeSource ticker = new ManualTimeSource(1_000_000_000L);
 
@@ -98,7 +98,7 @@ class LocalDenialsTests {
 		store.limiter(costly).decide("k");
 		assertThat(redis.calls).hasSize(2);
 		// two permits left: the third comes back at the retry-after
-		StubExecutor twoLeft = redis((call) -> reply(List.of(0L, 2L, 2_500_000L, 9_000_000L, 0L, 0L, 0L, 0L)));
+		StubExecutor twoLeft = redis((call) -> reply(List.of(0L, 2L, 2_500_000L, 9_000_000L, 0L, 0L, 0L, 0L, 0L)));
 		RedisRateLimitStore kept = builder(twoLeft).build();
 		kept.limiter(costly).decide("k");
 		assertThat(kept.limiter(costly).decide("k").remaining()).isEqualTo(2);
@@ -107,7 +107,7 @@ class LocalDenialsTests {
 
 	@Test
 	void neverKeepsAnAdmissionEvenOneThatMustWaitForItsSlot() {
-		StubExecutor redis = redis((call) -> reply(List.of(1L, 0L, 0L, 3_000_000L, 2_500_000L, 0L, 0L, 0L)));
+		StubExecutor redis = redis((call) -> reply(List.of(1L, 0L, 0L, 3_000_000L, 2_500_000L, 0L, 0L, 0L, 0L)));
 		RedisRateLimitStore store = builder(redis).build();
 		store.limiter(LEAKY).decide("k");
 		assertThat(store.limiter(LEAKY).decide("k").delayNanos()).isEqualTo(2_500_000_000L);
@@ -125,8 +125,8 @@ class LocalDenialsTests {
 
 	@Test
 	void keepsAStackOnlyWhileEveryPolicyInItDeniesByItself() {
-		List<Long> hourlyFull = List.of(0L, 0L, 600_000_000L, 600_000_000L, 0L, 0L, 0L, 0L);
-		List<Long> hourlyOpen = List.of(0L, 40L, 0L, 600_000_000L, 0L, 0L, 0L, 0L);
+		List<Long> hourlyFull = List.of(0L, 0L, 600_000_000L, 600_000_000L, 0L, 0L, 0L, 0L, 0L);
+		List<Long> hourlyOpen = List.of(0L, 40L, 0L, 600_000_000L, 0L, 0L, 0L, 0L, 0L);
 		AtomicReference<List<Long>> hourly = new AtomicReference<>(hourlyOpen);
 		StubExecutor redis = redis((call) -> reply(concat(DENIED, hourly.get())));
 		RedisRateLimitStore store = builder(redis).build();

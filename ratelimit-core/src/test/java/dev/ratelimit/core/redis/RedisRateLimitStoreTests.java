@@ -48,7 +48,7 @@ class RedisRateLimitStoreTests {
 
 	@Test
 	void passesTheDocumentedArgumentsToAnAlgorithmsScript() {
-		StubExecutor redis = new StubExecutor((call) -> reply(1, 2, 0, 3333334, 0, 0, 666, 0));
+		StubExecutor redis = new StubExecutor((call) -> reply(1, 2, 0, 3333334, 0, 0, 666, 0, 7));
 		RedisRateLimitStore store = builder(redis).build();
 		store.limiter(GCRA).decide("203.0.113.7");
 		store.limiter(LEAKY).decide("203.0.113.7");
@@ -63,7 +63,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void warmsUpEachScriptOnceUnderAKeyNoClientKeyBecomes() {
 		StubExecutor redis = new StubExecutor((call) -> call.sha1.equals(RedisScripts.get().fleet().sha1())
-				? reply(1, 1_764_000_000, 0) : reply(1, 2, 0, 1, 0, 0, 0, 0));
+				? reply(1, 1_764_000_000, 0) : reply(1, 2, 0, 1, 0, 0, 0, 0, 7));
 		RedisRateLimitStore store = builder(redis).build();
 		RateLimitPolicy other = RateLimitPolicy.of("other", Algorithm.GCRA, 5, Duration.ofMinutes(1));
 		assertThat(store.warmUp(List.of(List.of(GCRA), List.of(other), List.of(GCRA, LEAKY)))).isCompleted();
@@ -88,7 +88,7 @@ class RedisRateLimitStoreTests {
 
 	@Test
 	void passesItsClockInMicrosecondsWhenGivenOne() {
-		StubExecutor redis = new StubExecutor((call) -> reply(1, 2, 0, 1, 0, 0, 0, 0));
+		StubExecutor redis = new StubExecutor((call) -> reply(1, 2, 0, 1, 0, 0, 0, 0, 7));
 		ManualTimeSource clock = new ManualTimeSource(1_234_567_999);
 		builder(redis).timeSource(clock).keyPrefix("rl:").build().limiter(GCRA).decide("k");
 		assertThat(redis.calls.get(0).keys).containsExactly("rl:{k}:api");
@@ -97,7 +97,7 @@ class RedisRateLimitStoreTests {
 
 	@Test
 	void decidesStackedPoliciesInOneCallOfTheStackedScript() {
-		StubExecutor redis = new StubExecutor((call) -> reply(0, 2, 1, 2, 0, 0, 0, 0, 0, 5, 500_000, 0, 0, 0, 0, 0));
+		StubExecutor redis = new StubExecutor((call) -> reply(0, 2, 1, 2, 0, 0, 0, 0, 7, 0, 5, 500_000, 0, 0, 0, 0, 0, 7));
 		List<Decision> decisions = builder(redis)
 			.build()
 			.decideAll("client", List.of(GCRA, LEAKY));
@@ -113,7 +113,7 @@ class RedisRateLimitStoreTests {
 
 	@Test
 	void readsExactNanosecondsFromMicrosecondsRoundedUp() {
-		StubExecutor redis = new StubExecutor((call) -> reply(1, 0, 3333334, 10_000_000, 3333334, 666, 0, 666));
+		StubExecutor redis = new StubExecutor((call) -> reply(1, 0, 3333334, 10_000_000, 3333334, 666, 0, 666, 7));
 		Decision decision = builder(redis).build().limiter(LEAKY).decide("k");
 		assertThat(decision).isEqualTo(new Decision(true, 2, 0, 3_333_333_334L, 10_000_000_000L, 3_333_333_334L));
 	}
@@ -261,13 +261,13 @@ class RedisRateLimitStoreTests {
 		assertThat(redis.calls).hasSize(2);
 		assertThat(failures.causes).hasSize(11);
 
-		pending.get(1).complete(values(1, 2, 0, 1, 0, 0, 0, 0));
+		pending.get(1).complete(values(1, 2, 0, 1, 0, 0, 0, 0, 7));
 		assertThat(probe.get(30, TimeUnit.SECONDS).allowed()).isTrue();
 		// Redis answers again: every decision goes to it
 		this.threads.submit(() -> limiter.decide("k"));
 		this.threads.submit(() -> limiter.decide("k"));
 		awaitSize(pending, 4);
-		pending.forEach((reply) -> reply.complete(values(1, 2, 0, 1, 0, 0, 0, 0)));
+		pending.forEach((reply) -> reply.complete(values(1, 2, 0, 1, 0, 0, 0, 0, 7)));
 	}
 
 	@Test
@@ -317,7 +317,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void takesTheFailurePolicyForOneLateReplyWithoutSwitchingTheOthers() {
 		List<Boolean> answers = new CopyOnWriteArrayList<>(List.of(false, true, true));
-		StubExecutor redis = new StubExecutor((call) -> answers.remove(0) ? reply(1, 2, 0, 1, 0, 0, 0, 0)
+		StubExecutor redis = new StubExecutor((call) -> answers.remove(0) ? reply(1, 2, 0, 1, 0, 0, 0, 0, 7)
 				: new CompletableFuture<>());
 		Failures failures = new Failures();
 		RedisRateLimitStore store = builder(redis).timeout(Duration.ofMillis(20))
@@ -365,7 +365,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void switchesAtOnceWhenRedisCannotBeReachedAndBackAtItsFirstAnswer() {
 		List<Boolean> reachable = new CopyOnWriteArrayList<>(List.of(false, true));
-		StubExecutor redis = new StubExecutor((call) -> reachable.remove(0) ? reply(1, 2, 0, 1, 0, 0, 0, 0)
+		StubExecutor redis = new StubExecutor((call) -> reachable.remove(0) ? reply(1, 2, 0, 1, 0, 0, 0, 0, 7)
 				: CompletableFuture.failedFuture(new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE,
 						"refused", null)));
 		RedisRateLimitStore store = builder(redis).timeout(Duration.ofSeconds(30)).failurePolicy(FailurePolicy.DENY)
@@ -409,7 +409,7 @@ class RedisRateLimitStoreTests {
 	void sendsTheRedisTimeAtWhichItStopsWaitingOnceAHeartbeatToldItRedisClock() {
 		StubExecutor redis = new StubExecutor((call) -> call.sha1.equals(RedisScripts.get().fleet().sha1())
 				? reply(1, 1_764_000_000, 250_000)
-				: (call.keys.size() == 1) ? reply(1, 2, 0, 1, 0, 0, 0, 0) : reply(1, 2, 0, 1, 0, 0, 0, 0, 1, 2, 0, 1, 0, 0, 0, 0));
+				: (call.keys.size() == 1) ? reply(1, 2, 0, 1, 0, 0, 0, 0, 7) : reply(1, 2, 0, 1, 0, 0, 0, 0, 7, 1, 2, 0, 1, 0, 0, 0, 0, 7));
 		RedisRateLimitStore store = builder(redis).timeout(Duration.ofSeconds(5)).build();
 		assertThat(store.warmUp(List.of())).isCompleted();
 		store.limiter(GCRA).decide("k");

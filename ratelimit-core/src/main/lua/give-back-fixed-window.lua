@@ -1,0 +1,10 @@
+-- === give back
+-- only while the window it was taken in lasts: a count of a window that has ended counts no more, and
+-- taking from the next one would give permits the request never took
+local index = floor_div(now, window)
+if floor_div(taken_at, window) == index then
+  local age, count = load(key, index)
+  if age == 0 and count > 0 then
+    save(key, limit, math.max(math.min(count, limit) - cost, 0), index, (index + 1) * window - now)
+  end
+end
