@@ -218,6 +218,293 @@ public abstract class StoreContractTests {
 	}
 
 	@Nested
+	class CrossKeyStacks {
+
+		private final RateLimitPolicy perClient = RateLimitPolicy.of("client", Algorithm.FIXED_WINDOW, 5, TEN_SECONDS);
+
+		private final RateLimitPolicy total = RateLimitPolicy.of("total", Algorithm.FIXED_WINDOW, 8, TEN_SECONDS);
+
+		private List<KeyedPolicy> stack(String client) {
+			return List.of(new KeyedPolicy(client, this.perClient), new KeyedPolicy("everyone", this.total));
+		}
+
+		@Test
+		void admitsOnlyWhatBothTheClientsAndTheSharedLimitAllow() {
+			RateLimitStore store = createStore(new ManualTimeSource());
+			for (int i = 0; i < 5; i++) {
+				assertThat(allowed(store.decideAll(stack("a")))).as("request %d of a", i).isTrue();
+			}
+			List<Decision> sixth = store.decideAll(stack("a"));
+			assertThat(sixth).extracting(Decision::allowed).containsExactly(false, false);
+			assertThat(sixth.get(0).retryAfterNanos()).as("denied by its own limit").isPositive();
+			assertThat(sixth.get(1).remaining()).as("the shared limit untouched").isEqualTo(3);
+			assertThat(sixth.get(1).retryAfterNanos()).isZero();
+			for (int i = 0; i < 3; i++) {
+				assertThat(allowed(store.decideAll(stack("b")))).as("request %d of b", i).isTrue();
+			}
+			List<Decision> first = store.decideAll(stack("c"));
+			assertThat(first).extracting(Decision::allowed).containsExactly(false, false);
+			assertThat(first.get(0).remaining()).as("c's own limit untouched").isEqualTo(5);
+			assertThat(first.get(1).retryAfterNanos()).as("denied by the shared limit").isPositive();
+			assertThat(store.limiter(this.perClient).decide("c").remaining()).isEqualTo(4);
+		}
+
+		@Test
+		void takesOnePolicyOnTwoKeysFromEach() {
+			RateLimitStore store = createStore(new ManualTimeSource());
+			List<Decision> both = store.decideAll(
+					List.of(new KeyedPolicy("x", this.perClient), new KeyedPolicy("y", this.perClient)));
+			assertThat(both).extracting(Decision::remaining).containsExactly(4L, 4L);
+			assertThat(store.limiter(this.perClient).decide("x").remaining()).isEqualTo(3);
+		}
+
+		@Test
+		void rejectsOnePolicyNameTwiceOnOneKey() {
+			RateLimitStore store = createStore(new ManualTimeSource());
+			RateLimitPolicy other = RateLimitPolicy.of("client", Algorithm.GCRA, 5, TEN_SECONDS);
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> store.decideAll(List.of(new KeyedPolicy("x", this.perClient),
+						new KeyedPolicy("y", this.total), new KeyedPolicy("x", other))))
+				.withMessageContaining("'client'")
+				.withMessageContaining("'x'");
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void neverAdmitsMoreThanEitherLimitToConcurrentClients(Algorithm algorithm) throws Exception {
+			// 25 clients of 2 permits each, under a shared limit of 10 of every algorithm
+			RateLimitPolicy mine = RateLimitPolicy.of("mine", Algorithm.FIXED_WINDOW, 2, TEN_SECONDS);
+			RateLimitPolicy shared = (algorithm == Algorithm.LEAKY_BUCKET) ? policy(algorithm, 10).withBurst(9)
+					: policy(algorithm, 10);
+			for (int repetition = 0; repetition < concurrencyRepetitions() / 10; repetition++) {
+				RateLimitStore store = createStore(new ManualTimeSource(Duration.ofSeconds(repetition).toNanos()));
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<Integer>> results = new ArrayList<>();
+				for (int thread = 0; thread < 50; thread++) {
+					String client = "client-" + (thread % 25);
+					results.add(StoreContractTests.this.threads.submit(() -> {
+						start.await();
+						int allowed = 0;
+						for (int request = 0; request < 4; request++) {
+							List<Decision> decisions = store.decideAll(
+									List.of(new KeyedPolicy(client, mine), new KeyedPolicy("all", shared)));
+							allowed += allowed(decisions) ? 1 : 0;
+						}
+						return allowed;
+					}));
+				}
+				start.countDown();
+				int allowed = 0;
+				for (Future<Integer> result : results) {
+					allowed += result.get(30, TimeUnit.SECONDS);
+				}
+				assertThat(allowed).as("allowed in repetition %d", repetition).isEqualTo(10);
+				for (int client = 0; client < 25; client++) {
+					assertThat(store.limiter(mine).decide("client-" + client).remaining()).isBetween(0L, 1L);
+				}
+			}
+		}
+
+		private static boolean allowed(List<Decision> decisions) {
+			return decisions.stream().allMatch(Decision::allowed);
+		}
+
+	}
+
+	@Nested
+	class GiveBack {
+
+		private ManualTimeSource clock;
+
+		private RateLimitStore store;
+
+		private RateLimitStore untaken;
+
+		private Decision take(RateLimitStore store, RateLimitPolicy policy) {
+			return store.limiter(policy).decide("k");
+		}
+
+		private void giveBack(RateLimitPolicy policy, Decision decision) {
+			this.store.giveBack(List.of(new KeyedPolicy("k", policy)), List.of(decision));
+		}
+
+		private void createStores() {
+			this.clock = new ManualTimeSource();
+			this.store = createStore(this.clock);
+			this.untaken = createStore(this.clock);
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void leavesTheKeyAsIfTheRequestHadNeverBeenTakenAtTheSameInstant(Algorithm algorithm) {
+			RateLimitPolicy policy = policy(algorithm, 3);
+			createStores();
+			this.clock.set(ReferenceFixture.nanos("1"));
+			take(this.store, policy);
+			take(this.untaken, policy);
+			Decision second = take(this.store, policy);
+			assertThat(second.taken()).isTrue();
+			giveBack(policy, second);
+			for (int i = 0; i < 4; i++) {
+				assertThat(take(this.store, policy)).as("request %d after the give-back", i)
+					.isEqualTo(take(this.untaken, policy));
+			}
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void isNeverMoreLenientThanIfTheRequestHadNeverBeenTaken(Algorithm algorithm) {
+			RateLimitPolicy policy = policy(algorithm, 4);
+			for (String givenBackAt : List.of("5", "6", "9.5", "12", "19", "25")) {
+				createStores();
+				take(this.store, policy);
+				take(this.untaken, policy);
+				this.clock.set(ReferenceFixture.nanos("1.5"));
+				Decision second = take(this.store, policy);
+				this.clock.set(ReferenceFixture.nanos("5"));
+				take(this.store, policy);
+				take(this.untaken, policy);
+				this.clock.set(ReferenceFixture.nanos(givenBackAt));
+				giveBack(policy, second);
+				for (String at : List.of(givenBackAt, "10.5", "11.6", "15.2", "21", "30")) {
+					if (ReferenceFixture.nanos(at) < ReferenceFixture.nanos(givenBackAt)) {
+						continue;
+					}
+					this.clock.set(ReferenceFixture.nanos(at));
+					Decision after = take(this.store, policy);
+					Decision reference = take(this.untaken, policy);
+					String when = "given back at " + givenBackAt + " s, decided at " + at + " s";
+					assertThat(after.remaining()).as("remaining, " + when).isLessThanOrEqualTo(reference.remaining());
+					if (after.allowed()) {
+						assertThat(reference.allowed()).as("allowed, " + when).isTrue();
+					}
+					else if (reference.allowed()) {
+						// the reference took what this store did not: keep the two comparable
+						this.untaken.giveBack(List.of(new KeyedPolicy("k", policy)), List.of(reference));
+					}
+				}
+			}
+		}
+
+		@Test
+		void dropsTheSlidingLogsOwnEntryNotTheNewest() {
+			RateLimitPolicy policy = policy(Algorithm.SLIDING_LOG, 2);
+			createStores();
+			Decision first = take(this.store, policy);
+			this.clock.set(ReferenceFixture.nanos("5"));
+			take(this.store, policy);
+			this.clock.set(ReferenceFixture.nanos("6"));
+			giveBack(policy, first);
+			// the entry of 5 s is still in the window at 11 s: one permit left, not two
+			this.clock.set(ReferenceFixture.nanos("11"));
+			Decision decision = take(this.store, policy);
+			assertThat(decision.allowed()).isTrue();
+			assertThat(decision.remaining()).isZero();
+		}
+
+		@Test
+		void givesAFixedWindowNothingBackOnceItsWindowHasEnded() {
+			RateLimitPolicy policy = policy(Algorithm.FIXED_WINDOW, 3);
+			createStores();
+			this.clock.set(ReferenceFixture.nanos("9"));
+			Decision lastWindow = take(this.store, policy);
+			this.clock.set(ReferenceFixture.nanos("11"));
+			take(this.store, policy);
+			giveBack(policy, lastWindow);
+			assertThat(take(this.store, policy).remaining()).isEqualTo(1);
+		}
+
+		@Test
+		void givesASlidingWindowCounterBackFromThePreviousWindowOnceItHasRolled() {
+			RateLimitPolicy policy = policy(Algorithm.SLIDING_WINDOW_COUNTER, 4);
+			createStores();
+			this.clock.set(ReferenceFixture.nanos("9"));
+			Decision previous = take(this.store, policy);
+			take(this.store, policy);
+			this.clock.set(ReferenceFixture.nanos("15"));
+			giveBack(policy, previous);
+			// one left in the previous window, weighed by half: 4 - 0.5 - 1 after this request
+			assertThat(take(this.store, policy).remaining()).isEqualTo(3);
+			this.clock.set(ReferenceFixture.nanos("25"));
+			Decision current = take(this.store, policy);
+			this.clock.set(ReferenceFixture.nanos("31"));
+			giveBack(policy, current);
+			giveBack(policy, current);
+			assertThat(take(this.store, policy).remaining()).as("nothing given back two windows later").isEqualTo(3);
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void givesNothingBackForADeniedRequest(Algorithm algorithm) {
+			RateLimitPolicy policy = policy(algorithm, 1).withBurst(1).withDelayAfter(0);
+			createStores();
+			take(this.store, policy);
+			take(this.store, policy);
+			Decision denied = take(this.store, policy);
+			assertThat(denied.allowed()).isFalse();
+			assertThat(denied.taken()).isFalse();
+			giveBack(policy, denied);
+			assertThat(take(this.store, policy).allowed()).isFalse();
+		}
+
+		@Test
+		void givesBackEveryLimitOfAStackOnSeveralKeys() {
+			RateLimitPolicy mine = RateLimitPolicy.of("mine", Algorithm.SLIDING_LOG, 2, TEN_SECONDS);
+			RateLimitPolicy all = RateLimitPolicy.of("all", Algorithm.GCRA, 2, TEN_SECONDS);
+			createStores();
+			List<KeyedPolicy> stack = List.of(new KeyedPolicy("a", mine), new KeyedPolicy("shared", all));
+			this.store.decideAll(stack);
+			List<Decision> second = this.store.decideAll(stack);
+			assertThat(this.store.decideAll(stack)).extracting(Decision::allowed).containsExactly(false, false);
+			this.store.giveBack(stack, second);
+			assertThat(this.store.decideAll(stack)).extracting(Decision::remaining).containsExactly(0L, 0L);
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void keepsNoMoreThanTheLimitTakenUnderConcurrentTakersAndGivers(Algorithm algorithm) throws Exception {
+			RateLimitPolicy policy = (algorithm == Algorithm.LEAKY_BUCKET) ? policy(algorithm, 10).withBurst(9)
+					: policy(algorithm, 10);
+			List<KeyedPolicy> limits = List.of(new KeyedPolicy("hot", policy));
+			for (int repetition = 0; repetition < concurrencyRepetitions() / 10; repetition++) {
+				RateLimitStore store = createStore(new ManualTimeSource(Duration.ofSeconds(repetition).toNanos()));
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<Integer>> results = new ArrayList<>();
+				for (int thread = 0; thread < 50; thread++) {
+					boolean givesBack = thread % 2 == 0;
+					results.add(StoreContractTests.this.threads.submit(() -> {
+						start.await();
+						int kept = 0;
+						for (int request = 0; request < 4; request++) {
+							List<Decision> decisions = store.decideAll(limits);
+							if (decisions.get(0).allowed()) {
+								if (givesBack) {
+									store.giveBack(limits, decisions);
+								}
+								else {
+									kept++;
+								}
+							}
+						}
+						return kept;
+					}));
+				}
+				start.countDown();
+				int kept = 0;
+				for (Future<Integer> result : results) {
+					kept += result.get(30, TimeUnit.SECONDS);
+				}
+				// at one instant every permit given back can be taken again, and no more: the kept ones stay
+				Decision after = store.decideAll(limits).get(0);
+				int taken = kept + (after.allowed() ? 1 : 0);
+				assertThat(kept).as("kept in repetition %d", repetition).isLessThanOrEqualTo(10);
+				assertThat(after.remaining() + taken).as("remaining in repetition %d", repetition).isEqualTo(10);
+			}
+		}
+
+	}
+
+	@Nested
 	class FixedWindow {
 
 		@Test

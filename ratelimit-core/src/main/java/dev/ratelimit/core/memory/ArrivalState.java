@@ -33,14 +33,20 @@ class ArrivalState extends PackedState {
 				rules.ticksToNanos(ahead), 0, takenAt(allowed, now));
 	}
 
+	/**
+	 * Moves the instant back by the cost less the time since the request was taken, never before now. A
+	 * request taken later on a bucket that would have been full without this one started from now, not from
+	 * the instant: giving the whole cost back then would leave the bucket fuller than if this request had never
+	 * been taken, and the time since it was taken bounds how much such requests absorbed.
+	 */
 	@Override
 	final long giveBack(Rules rules, long held, long now, long takenAt) {
-		// the instant moves back by the cost, never before now: a bucket cannot hold more than it could fill
 		long ahead = ahead(rules, held, now);
-		if (ahead == 0) {
+		if (ahead == 0 || now - takenAt >= Rules.ceilDiv(rules.cost * rules.interval, rules.scale)) {
 			return held;
 		}
-		return (now - this.base) * rules.scale + Math.max(0, ahead - rules.cost * rules.interval);
+		long returned = rules.cost * rules.interval - (now - takenAt) * rules.scale;
+		return (now - this.base) * rules.scale + Math.max(0, ahead - returned);
 	}
 
 	@Override

@@ -5,6 +5,7 @@ import java.util.List;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
@@ -57,6 +58,18 @@ class InMemoryLinearizabilityTests {
 	@Test
 	void concurrentStackedDecisionsAreAllOrNothing() {
 		bounded(new StressOptions()).sequentialSpecification(StackedSpec.class).check(Stacked.class);
+	}
+
+	@Test
+	void stacksOnSeveralKeysAreAllOrNothingInEveryInterleaving() {
+		bounded(new ModelCheckingOptions()).iterations(3)
+			.sequentialSpecification(AcrossKeysSpec.class)
+			.check(AcrossKeys.class);
+	}
+
+	@Test
+	void concurrentStacksOnSeveralKeysAreAllOrNothing() {
+		bounded(new StressOptions()).sequentialSpecification(AcrossKeysSpec.class).check(AcrossKeys.class);
 	}
 
 	/** Few enough scenarios that each check takes a few seconds. */
@@ -280,6 +293,101 @@ class InMemoryLinearizabilityTests {
 		@Operation
 		public void advance(@Param(gen = IntGen.class, conf = "1:3") int steps) {
 			this.clock.advance(Duration.ofMillis(STEP_MILLIS * steps));
+		}
+
+	}
+
+	/**
+	 * Two clients, each with a sliding log of 2 per second of its own, under a GCRA of 3 per second that they
+	 * share, beside requests that only the shared limit decides and requests that take from both clients at
+	 * once. The three stacks name their keys in an order that runs in a cycle (a, all; all, b; b, a), so that
+	 * only the store's own order of holding keeps them from waiting for each other.
+	 */
+	public static final class AcrossKeys {
+
+		private final ManualTimeSource clock = new ManualTimeSource();
+
+		private final InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
+
+		private final RateLimitPolicy mine = policy("mine", Algorithm.SLIDING_LOG, LIMIT);
+
+		private final RateLimitPolicy shared = policy("shared", Algorithm.GCRA, LIMIT + 1);
+
+		private final List<KeyedPolicy> a = List.of(new KeyedPolicy("a", this.mine), new KeyedPolicy("all", this.shared));
+
+		private final List<KeyedPolicy> b = List.of(new KeyedPolicy("all", this.shared), new KeyedPolicy("b", this.mine));
+
+		private final List<KeyedPolicy> both = List.of(new KeyedPolicy("b", this.mine), new KeyedPolicy("a", this.mine));
+
+		@Operation
+		public List<Boolean> clientA() {
+			return this.store.decideAll(this.a).stream().map(Decision::allowed).toList();
+		}
+
+		@Operation
+		public List<Boolean> clientB() {
+			return this.store.decideAll(this.b).stream().map(Decision::allowed).toList();
+		}
+
+		@Operation
+		public List<Boolean> bothClients() {
+			return this.store.decideAll(this.both).stream().map(Decision::allowed).toList();
+		}
+
+		@Operation
+		public boolean sharedAlone() {
+			return this.store.limiter(this.shared).tryAcquire("all");
+		}
+
+		@Operation
+		public void advance(@Param(gen = IntGen.class, conf = "1:3") int steps) {
+			this.clock.advance(Duration.ofMillis(STEP_MILLIS * steps));
+		}
+
+	}
+
+	public static final class AcrossKeysSpec {
+
+		private final ReferenceLimiter a = ReferenceLimiter.of(Algorithm.SLIDING_LOG, LIMIT, WINDOW_MILLIS);
+
+		private final ReferenceLimiter b = ReferenceLimiter.of(Algorithm.SLIDING_LOG, LIMIT, WINDOW_MILLIS);
+
+		private final ReferenceLimiter shared = ReferenceLimiter.of(Algorithm.GCRA, LIMIT + 1, WINDOW_MILLIS);
+
+		private long now;
+
+		public List<Boolean> clientA() {
+			return both(this.a);
+		}
+
+		public List<Boolean> clientB() {
+			return both(this.b);
+		}
+
+		public List<Boolean> bothClients() {
+			boolean allowed = this.b.allow(this.now, false) && this.a.allow(this.now, false);
+			if (allowed) {
+				this.b.allow(this.now, true);
+				this.a.allow(this.now, true);
+			}
+			return List.of(allowed, allowed);
+		}
+
+		private List<Boolean> both(ReferenceLimiter mine) {
+			boolean allowed = mine.allow(this.now, false) && this.shared.allow(this.now, false);
+			if (allowed) {
+				mine.allow(this.now, true);
+				this.shared.allow(this.now, true);
+			}
+			return List.of(allowed, allowed);
+		}
+
+		public boolean sharedAlone() {
+			return this.shared.allow(this.now, true);
+		}
+
+		public void advance(int steps) {
+			this.now += STEP_MILLIS * steps;
 		}
 
 	}

@@ -1,10 +1,18 @@
 package dev.ratelimit.core.memory;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
@@ -163,6 +171,48 @@ class InMemoryRateLimitStoreTests {
 			used = Math.min(used, runtime.totalMemory() - runtime.freeMemory());
 		}
 		return used;
+	}
+
+	@Test
+	void holdsAnOverflowStateThatTwoKeysOfAStackShareOnceAndChargesItOnce() {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).maxKeys(1).build();
+		RateLimitPolicy policy = RateLimitPolicy.of("p", Algorithm.GCRA, 2, Duration.ofSeconds(10));
+		RateLimiter limiter = store.limiter(policy);
+		limiter.tryAcquire("tracked");
+		List<Decision> both = store.decideAll(List.of(new KeyedPolicy("b", policy), new KeyedPolicy("c", policy)));
+		assertThat(both).extracting(Decision::remaining).containsExactly(1L, 1L);
+		assertThat(limiter.tryAcquire("d")).isTrue();
+		assertThat(limiter.tryAcquire("e")).isFalse();
+	}
+
+	@Test
+	void holdsTheStatesOfStacksOnSeveralKeysInOneOrderWhateverOrderTheyAreNamedIn() throws Exception {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
+		RateLimitPolicy log = RateLimitPolicy.of("log", Algorithm.SLIDING_LOG, 100_000, Duration.ofSeconds(10));
+		RateLimitPolicy gcra = RateLimitPolicy.of("gcra", Algorithm.GCRA, 100_000, Duration.ofSeconds(10));
+		List<KeyedPolicy> limits = List.of(new KeyedPolicy("x", log), new KeyedPolicy("y", log),
+				new KeyedPolicy("x", gcra), new KeyedPolicy("shared", gcra));
+		ExecutorService threads = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<?>> runs = new ArrayList<>();
+			for (int thread = 0; thread < 8; thread++) {
+				Random random = new Random(thread);
+				runs.add(threads.submit(() -> {
+					for (int request = 0; request < 2_000; request++) {
+						List<KeyedPolicy> stack = new ArrayList<>(limits);
+						Collections.shuffle(stack, random);
+						assertThat(store.decideAll(stack.subList(0, 2 + random.nextInt(3))).get(0).allowed()).isTrue();
+					}
+				}));
+			}
+			for (Future<?> run : runs) {
+				// a cycle of stacks waiting for each other would never end
+				run.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
 	}
 
 	@Test

@@ -5,20 +5,24 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.StoreContractTests;
 import dev.ratelimit.core.testing.LettuceScriptExecutor;
 import dev.ratelimit.core.testing.LocalRedisCluster;
 import dev.ratelimit.core.testing.OpenStores;
@@ -30,7 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A real three-master Redis Cluster on loopback ports: keys of many clients, spread over every node, are
- * decided as on a single Redis, stacked ones included, without a cross-slot error.
+ * decided as on a single Redis, stacked ones included, those on several keys and slots too, without a
+ * cross-slot error; and the store contract holds on it.
  */
 @ExtendWith(RedisExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -45,6 +50,8 @@ class RedisClusterIT {
 	private @Nullable LettuceScriptExecutor executor;
 
 	private TestRedis single;
+
+	private final AtomicInteger stores = new AtomicInteger();
 
 	private final List<Throwable> failures = new ArrayList<>();
 
@@ -74,6 +81,61 @@ class RedisClusterIT {
 	void closeStores() {
 		this.open.closeAll();
 	}
+	@Nested
+	class Contract extends StoreContractTests {
+
+		@Override
+		protected RateLimitStore createStore(ManualTimeSource clock) {
+			return store(RedisClusterIT.this.executor, clock, "contract:" + RUN + ":" + stores.incrementAndGet() + ":");
+		}
+
+		@Override
+		protected int concurrencyRepetitions() {
+			return 10;
+		}
+
+	}
+
+	@Test
+	void decidesAStackOverSeveralSlotsAsASingleRedisDecidesItInOneCall() {
+		ManualTimeSource clusterClock = new ManualTimeSource();
+		ManualTimeSource singleClock = new ManualTimeSource();
+		RateLimitStore onCluster = store(this.executor, clusterClock, "across:" + RUN + ":");
+		RateLimitStore onSingle = store(this.single.executor(), singleClock, "across-single:" + RUN + ":");
+		RateLimitPolicy perClient = RateLimitPolicy.of("client", Algorithm.SLIDING_LOG, 5, Duration.ofSeconds(10));
+		RateLimitPolicy total = RateLimitPolicy.of("total", Algorithm.GCRA, 8, Duration.ofSeconds(10));
+		RateLimitPolicy hourly = RateLimitPolicy.of("hourly", Algorithm.FIXED_WINDOW, 60, Duration.ofHours(1));
+		Random random = new Random(7);
+		long now = 0;
+		int allowed = 0;
+		int denied = 0;
+		for (int i = 0; i < 1500; i++) {
+			now += (random.nextInt(4) == 0) ? random.nextInt(2_000_000) : 0;
+			clusterClock.set(now * 1000);
+			singleClock.set(now * 1000);
+			String client = "client-" + random.nextInt(12);
+			// the shared key and the clients' keys fall into different slots, on different nodes
+			List<KeyedPolicy> stack = List.of(new KeyedPolicy(client, perClient), new KeyedPolicy("all", total),
+					new KeyedPolicy(client, hourly));
+			List<Decision> expected = onSingle.decideAll(stack);
+			List<Decision> actual = onCluster.decideAll(stack);
+			assertThat(actual).as("request %d of %s", i, client).isEqualTo(expected);
+			if (expected.get(0).allowed()) {
+				allowed++;
+				if (random.nextInt(5) == 0) {
+					onSingle.giveBack(stack, expected);
+					onCluster.giveBack(stack, actual);
+				}
+			}
+			else {
+				denied++;
+			}
+		}
+		assertThat(allowed).isPositive();
+		assertThat(denied).isPositive();
+		assertThat(this.failures).isEmpty();
+	}
+
 	@Test
 	void decidesKeysOnEverySlotAsASingleRedis() {
 		ManualTimeSource clusterClock = new ManualTimeSource();
@@ -112,6 +174,7 @@ class RedisClusterIT {
 			.timeSource(clock)
 			.timeout(Duration.ofSeconds(10))
 			.failurePolicy(FailurePolicy.DENY)
+			.cluster(executor == this.executor)
 			.onFailure((policies, cause) -> this.failures.add(cause))
 			.build());
 	}

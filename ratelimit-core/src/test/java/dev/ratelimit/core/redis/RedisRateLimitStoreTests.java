@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
@@ -112,6 +113,100 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void decidesAStackOnSeveralKeysInOneCallOnASingleRedis() {
+		StubExecutor redis = new StubExecutor((call) -> reply(1, 2, 0, 1, 0, 0, 0, 0, 7, 1, 4, 0, 1, 0, 0, 0, 0, 7));
+		List<Decision> decisions = builder(redis).build()
+			.decideAll(List.of(new KeyedPolicy("client", GCRA), new KeyedPolicy("everyone", LEAKY)));
+		assertThat(redis.calls).singleElement().satisfies((call) -> {
+			assertThat(call.script).isEqualTo(RedisScripts.get().stacked().source());
+			assertThat(call.keys).containsExactly("ratelimit:{client}:api", "ratelimit:{everyone}:smooth");
+		});
+		assertThat(decisions).extracting(Decision::takenAt).containsExactly(7L, 7L);
+	}
+
+	@Test
+	void givesBackInOneCallOfTheGiveBackScriptAndForgetsTheKeysDenials() {
+		List<Long> denied = values(0, 0, 2_500_000, 9_000_000, 0, 0, 0, 0, 7);
+		StubExecutor redis = new StubExecutor((call) -> call.sha1.equals(RedisScripts.get().giveBack().sha1())
+				? reply(2) : CompletableFuture.completedFuture(denied));
+		RedisRateLimitStore store = builder(redis).build();
+		List<KeyedPolicy> stack = List.of(new KeyedPolicy("client", GCRA), new KeyedPolicy("everyone", LEAKY));
+		store.limiter(GCRA).decide("client");
+		store.limiter(GCRA).decide("client");
+		assertThat(redis.calls).as("the second denied locally").hasSize(1);
+		store.giveBack(stack, List.of(new Decision(true, 3, 1, 0, 1, 0, 41), new Decision(false, 2, 0, 1, 1, 0)));
+		Call giveBack = redis.calls.get(1);
+		assertThat(giveBack.script).isEqualTo(RedisScripts.get().giveBack().source());
+		assertThat(giveBack.keys).containsExactly("ratelimit:{client}:api");
+		assertThat(giveBack.args).containsExactly("", "gcra", "3", "10000000", "3", "1", "41");
+		store.limiter(GCRA).decide("client");
+		assertThat(redis.calls).as("decided by Redis again").hasSize(3);
+	}
+
+	@Test
+	void givesBackTheSlotsBeforeOneThatDeniesOnAClusterAndAsksTheOthersWithoutTaking() {
+		String[] keys = keysInSlotOrder();
+		StubExecutor redis = new StubExecutor((call) -> {
+			if (call.sha1.equals(RedisScripts.get().giveBack().sha1())) {
+				return reply(1);
+			}
+			boolean peek = call.args.get(call.args.size() - 1).equals("peek");
+			boolean allowed = !peek && call.keys.get(0).contains(keys[0]);
+			return reply(allowed ? 1 : 0, 2, allowed ? 0 : 5, 1, 0, 0, 0, 0, 7);
+		});
+		List<Decision> decisions = builder(redis).cluster(true).build()
+			.decideAll(List.of(new KeyedPolicy(keys[1], GCRA), new KeyedPolicy(keys[0], GCRA)));
+		assertThat(decisions).extracting(Decision::allowed).containsExactly(false, false);
+		assertThat(redis.calls).extracting((call) -> call.keys.get(0))
+			.containsExactly("ratelimit:{" + keys[0] + "}:api", "ratelimit:{" + keys[1] + "}:api",
+					"ratelimit:{" + keys[0] + "}:api", "ratelimit:{" + keys[0] + "}:api");
+		assertThat(redis.calls.get(2).script).isEqualTo(RedisScripts.get().giveBack().source());
+		assertThat(redis.calls.get(2).args).containsExactly("", "gcra", "3", "10000000", "3", "1", "7");
+		assertThat(redis.calls.get(3).args).containsExactly("", "gcra", "3", "10000000", "3", "1", "0", "", "peek");
+	}
+
+	@Test
+	void givesBackTheSlotsBeforeOneWhoseCallFailsWhenTheFailurePolicyDenies() {
+		String[] keys = keysInSlotOrder();
+		StubExecutor redis = new StubExecutor((call) -> {
+			if (call.sha1.equals(RedisScripts.get().giveBack().sha1())) {
+				return reply(1);
+			}
+			return call.keys.get(0).contains(keys[0]) ? reply(1, 2, 0, 1, 0, 0, 0, 0, 7)
+					: CompletableFuture.failedFuture(new IllegalStateException("node down"));
+		});
+		Failures failures = new Failures();
+		List<KeyedPolicy> stack = List.of(new KeyedPolicy(keys[0], GCRA), new KeyedPolicy(keys[1], LEAKY));
+		List<Decision> denied = builder(redis).cluster(true).failurePolicy(FailurePolicy.DENY).onFailure(failures)
+			.build()
+			.decideAll(stack);
+		assertThat(denied).extracting(Decision::allowed).containsExactly(false, false);
+		assertThat(failures.causes).hasSize(1);
+		assertThat(redis.calls).hasSize(3);
+		assertThat(redis.calls.get(2).script).isEqualTo(RedisScripts.get().giveBack().source());
+		assertThat(redis.calls.get(2).keys).containsExactly("ratelimit:{" + keys[0] + "}:api");
+
+		redis.calls.clear();
+		List<Decision> allowed = builder(redis).cluster(true).failurePolicy(FailurePolicy.ALLOW).onFailure(failures)
+			.build()
+			.decideAll(stack);
+		assertThat(allowed).extracting(Decision::allowed).containsExactly(true, true);
+		assertThat(allowed).extracting(Decision::taken).as("nothing a give-back could find").containsExactly(false, false);
+		assertThat(redis.calls).as("what the first slot took stays taken: the request was admitted").hasSize(2);
+	}
+
+	/** Two client keys whose slots are in this order. */
+	private static String[] keysInSlotOrder() {
+		String first = "client-1";
+		for (int i = 2;; i++) {
+			String second = "client-" + i;
+			if (RedisKeys.slot(second) > RedisKeys.slot(first)) {
+				return new String[] { first, second };
+			}
+		}
+	}
+
+	@Test
 	void readsExactNanosecondsFromMicrosecondsRoundedUp() {
 		StubExecutor redis = new StubExecutor((call) -> reply(1, 0, 3333334, 10_000_000, 3333334, 666, 0, 666, 7));
 		Decision decision = builder(redis).build().limiter(LEAKY).decide("k");
@@ -121,6 +216,10 @@ class RedisRateLimitStoreTests {
 	@Test
 	void escapesWhatWouldBreakTheHashTag() {
 		assertThat(RedisKeys.escape("203.0.113.7")).isEqualTo("203.0.113.7");
+		// the slots Redis Cluster gives them (CLUSTER KEYSLOT)
+		assertThat(RedisKeys.slot("somekey")).isEqualTo(11058);
+		assertThat(RedisKeys.slot("hash_tag")).isEqualTo(2515);
+		assertThat(RedisKeys.slot("123456789")).isEqualTo(12739);
 		assertThat(RedisKeys.escape("")).isEqualTo("%");
 		assertThat(RedisKeys.escape("%")).isEqualTo("%25");
 		assertThat(RedisKeys.escape("}{")).isEqualTo("%7D%7B");

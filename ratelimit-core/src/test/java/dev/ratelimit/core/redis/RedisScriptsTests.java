@@ -68,6 +68,28 @@ class RedisScriptsTests {
 		assertThat(RedisScripts.get().stacked().source()).isEqualTo(expected.toString());
 	}
 
+	@Test
+	void producesTheGiveBackScriptFromThePiecesExactly() {
+		StringBuilder expected = new StringBuilder("-- Generated from the six algorithm scripts and give-back.lua: "
+				+ "see give-back.lua\n\n" + piece("helpers.lua") + piece("time.lua") + "local give_back = {\n");
+		for (Algorithm algorithm : Algorithm.values()) {
+			String pieces = piecesOf(algorithm);
+			String giveBack = switch (algorithm) {
+				case FIXED_WINDOW -> "give-back-fixed-window.lua";
+				case SLIDING_LOG -> "give-back-sliding-log.lua";
+				case SLIDING_WINDOW_COUNTER -> "give-back-sliding-window-counter.lua";
+				case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> "give-back-bucket.lua";
+			};
+			expected.append("\n['" + RedisScripts.fileName(algorithm) + "'] = function(key, limit, window, burst, cost, now, "
+					+ "taken_at)\n")
+				.append(pieces, 0, pieces.indexOf(RedisScripts.SECTIONS.get(0)))
+				.append(piece(giveBack))
+				.append("end,\n");
+		}
+		expected.append("}\n\n").append(piece("give-back.lua"));
+		assertThat(RedisScripts.get().giveBack().source()).isEqualTo(expected.toString());
+	}
+
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void keepsEachDecisionStraightLineOverLocals(Algorithm algorithm) {
