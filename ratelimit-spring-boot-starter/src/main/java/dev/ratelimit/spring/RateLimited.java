@@ -14,8 +14,9 @@ import dev.ratelimit.core.Algorithm;
  * <p>
  * A method's own annotations replace those of its class. The annotation is repeatable: the limits declared
  * together on one method or class are stacked, and a request passes only if every one of them allows it; a
- * request that one limit denies takes nothing from the others. Stacked limits therefore share one
- * {@link #key() key}. A class-level declaration is one quota shared by all the handler methods of the class.
+ * request that one limit denies takes nothing from the others. Each stacked limit has its own
+ * {@link #key() key}: a limit per client under a {@code global} one that every client shares is two stacked
+ * declarations. A class-level declaration is one quota shared by all the handler methods of the class.
  * <p>
  * Every value can be overridden without recompiling under {@code ratelimit.policies.<name>.*}, where
  * {@code <name>} is the policy's {@link #name() name}. Declarations are checked when the application starts:
@@ -90,13 +91,16 @@ public @interface RateLimited {
 	 * <li>{@code ip} (the default): the client address, the socket peer unless it is one of
 	 * {@code ratelimit.client-address.trusted-proxies}, an IPv6 client by its network (a /64 by default);</li>
 	 * <li>{@code user}: the authenticated principal's name, the client address for anonymous requests;</li>
+ * <li>{@code global}: one key that every client shares, for a ceiling over all of them, usually stacked
+ * under a limit per client;</li>
 	 * <li>{@code header:<Name>}: the value of a request header, the client address when it is absent;</li>
 	 * <li>{@code bean:<name>}: the {@link KeyResolver} bean of that name;</li>
 	 * <li>{@code spel:<expression>}: a SpEL expression over {@code #request}, {@code #principal},
 	 * {@code #ip} and the handler method's {@code @PathVariable}, {@code @RequestParam} and
 	 * {@code @RequestHeader} parameters by name, as raw strings.</li>
 	 * </ul>
-	 * A key that resolves to nothing falls back to the client address, so no request goes unlimited.
+	 * A key that resolves to nothing falls back to the client address, so no request goes unlimited. Stacked
+ * limits may have different keys.
 	 * @return the key
 	 */
 	String key() default "";

@@ -11,19 +11,20 @@ import dev.ratelimit.core.RateLimitPolicy;
  * @param policies the stacked policies, at least one, with distinct names
  * @param origins where each policy was declared and overridden, in the order of the policies, for the startup
  * log
- * @param keySpec the key as declared, such as {@code ip}, for the startup log
- * @param key computes the key that every policy of the endpoint is decided under
+ * @param keySpecs each policy's key as declared, such as {@code ip} or {@code global}, for the startup log
+ * @param keys computes the key each policy is decided under, in the order of the policies; policies declared
+ * with the same key share one source, computed once per request
  * @param address the client address as the endpoint keys it, which a key falls back to
  * @param exemption when a request is exempt from the endpoint's limits
  * @param policyHeader the value of the {@code RateLimit-Policy} response header
  */
-record EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, String keySpec, KeySource key,
-		AddressKey address, Exemption exemption, String policyHeader) {
+record EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, List<String> keySpecs,
+		List<KeySource> keys, AddressKey address, Exemption exemption, String policyHeader) {
 
-	EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, String keySpec, KeySource key,
+	EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, List<String> keySpecs, List<KeySource> keys,
 			AddressKey address, Exemption exemption) {
-		this(List.copyOf(policies), List.copyOf(origins), keySpec, key, address, exemption,
-				RateLimitHeaders.policy(policies));
+		this(List.copyOf(policies), List.copyOf(origins), List.copyOf(keySpecs), List.copyOf(keys), address,
+				exemption, RateLimitHeaders.policy(policies));
 	}
 
 }

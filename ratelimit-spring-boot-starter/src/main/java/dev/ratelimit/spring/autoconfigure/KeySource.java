@@ -30,6 +30,11 @@ interface KeySource {
 		return (request, uriVariables) -> address.key(request);
 	}
 
+	/** One key for every client, for a limit they share. */
+	static KeySource global() {
+		return (request, uriVariables) -> "global";
+	}
+
 	static KeySource user(AddressKey address) {
 		return (request, uriVariables) -> {
 			Principal principal = request.getUserPrincipal();

@@ -134,7 +134,7 @@ final class LimitCatalog implements SmartInitializingSingleton {
 			for (int i = 0; i < limits.policies().size(); i++) {
 				RateLimitPolicy policy = limits.policies().get(i);
 				lines.put(policy.name(), "Rate limit '" + policy.name() + "': " + describe(policy) + " by "
-						+ limits.keySpec() + " on " + shown + "; from " + limits.origins().get(i));
+						+ limits.keySpecs().get(i) + " on " + shown + "; from " + limits.origins().get(i));
 				if (routes.size() > ROUTES_AT_INFO) {
 					allRoutes.add("Rate limit '" + policy.name() + "' limits " + String.join(", ", routes));
 				}

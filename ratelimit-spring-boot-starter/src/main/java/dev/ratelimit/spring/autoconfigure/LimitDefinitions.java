@@ -131,8 +131,7 @@ final class LimitDefinitions {
 			List<ParameterBinding> bindings) {
 		List<RateLimitPolicy> policies = new ArrayList<>();
 		List<String> origins = new ArrayList<>();
-		String keySpec = null;
-		String keySite = null;
+		List<String> keySpecs = new ArrayList<>();
 		ClientTerms terms = null;
 		String termsSite = null;
 		String termsProperty = site;
@@ -162,23 +161,15 @@ final class LimitDefinitions {
 						+ "): stacked limits are decided together, for one client.",
 						"Give every limit of the declaration the same ipv6-prefix, exempt and exempt-if.");
 			}
-			if (keySpec == null) {
-				keySpec = key;
-				keySite = where;
-			}
-			else if (!keySpec.equals(key)) {
-				throw new RateLimitConfigurationException(site + " stacks limits with different keys, '" + keySpec
-						+ "' (" + keySite + ") and '" + key + "' (" + where
-						+ "): stacked limits are decided together, for one key.",
-						"Give every limit of the declaration the same key.");
-			}
 			policies.add(policy);
 			origins.add(where + ((entry != null) ? " (" + entry.origin() + ")" : ""));
+			keySpecs.add(key);
 		}
-		return limits(policies, origins, keySpec, terms, termsProperty, site, action(site), bindings);
+		return limits(policies, origins, keySpecs, terms, termsProperty, site, action(site), bindings);
 	}
 
-	private EndpointLimits limits(List<RateLimitPolicy> policies, List<String> origins, String keySpec,
+	/** The limits of one endpoint; policies declared with the same key share one key source. */
+	private EndpointLimits limits(List<RateLimitPolicy> policies, List<String> origins, List<String> keySpecs,
 			ClientTerms terms, String property, String keySite, String action, List<ParameterBinding> bindings) {
 		AddressKey address = new AddressKey(this.addresses, terms.ipv6Prefix());
 		Exemption exemption = Exemption.none(this.addresses).orIn(this.exempt).orIn(terms.exempt());
@@ -188,8 +179,17 @@ final class LimitDefinitions {
 		if (terms.exemptIf() != null) {
 			exemption = condition(exemption, property + ".exempt-if", terms.exemptIf(), address);
 		}
-		return new EndpointLimits(policies, origins, keySpec,
-				keySource(keySpec, keySite, action, bindings, address), address, exemption);
+		Map<String, KeySource> sources = new HashMap<>();
+		List<KeySource> keys = new ArrayList<>(keySpecs.size());
+		for (String keySpec : keySpecs) {
+			KeySource source = sources.get(keySpec);
+			if (source == null) {
+				source = keySource(keySpec, keySite, action, bindings, address);
+				sources.put(keySpec, source);
+			}
+			keys.add(source);
+		}
+		return new EndpointLimits(policies, origins, keySpecs, keys, address, exemption);
 	}
 
 	/**
@@ -381,7 +381,7 @@ final class LimitDefinitions {
 						(rule.getCost() != null) ? rule.getCost() : 1, delayAfter));
 		claim(name, property, action);
 		String keySpec = normalizeKey((rule.getKey() != null) ? rule.getKey() : "ip");
-		return new PathRule(property, pattern, methods, limits(List.of(policy), List.of(property), keySpec,
+		return new PathRule(property, pattern, methods, limits(List.of(policy), List.of(property), List.of(keySpec),
 				clientTerms(property, rule), property, property + ".key", action, List.of()));
 	}
 
@@ -440,6 +440,9 @@ final class LimitDefinitions {
 		if (spec.equals("user")) {
 			return KeySource.user(address);
 		}
+		if (spec.equals("global")) {
+			return KeySource.global();
+		}
 		if (spec.startsWith("header:") && spec.length() > "header:".length()) {
 			return KeySource.header(spec.substring("header:".length()).trim(), address);
 		}
@@ -467,7 +470,7 @@ final class LimitDefinitions {
 			}
 		}
 		throw new RateLimitConfigurationException("Invalid key of " + site + ": '" + spec
-				+ "' is not a key; use ip, user, header:<name>, bean:<name> or spel:<expression>.", action);
+				+ "' is not a key; use ip, user, global, header:<name>, bean:<name> or spel:<expression>.", action);
 	}
 
 	private static String action(String site) {

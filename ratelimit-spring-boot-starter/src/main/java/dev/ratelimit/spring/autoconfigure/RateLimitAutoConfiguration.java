@@ -34,6 +34,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -94,6 +95,8 @@ public final class RateLimitAutoConfiguration {
 
 		private static final String JEDIS = "redis.clients.jedis.UnifiedJedis";
 
+		private static final String LETTUCE = "io.lettuce.core.RedisClient";
+
 		@Bean
 		@ConditionalOnMissingBean
 		RedisScriptExecutor rateLimitRedisScriptExecutor(RateLimitProperties properties, Environment environment,
@@ -136,18 +139,30 @@ public final class RateLimitAutoConfiguration {
 		@ConditionalOnMissingBean(RateLimitStore.class)
 		RedisRateLimitStore rateLimitStore(RateLimitProperties properties, TimeSource timeSource,
 				RedisScriptExecutor executor, ObjectProvider<RateLimitMetrics> metrics,
-				ObjectProvider<RedisRateLimitStoreBuilderCustomizer> customizers) {
+				ObjectProvider<RedisRateLimitStoreBuilderCustomizer> customizers,
+				ObjectProvider<RedisConnectionFactory> connectionFactory) {
 			RateLimitProperties.Redis redis = properties.getRedis();
 			RateLimitMetrics recorder = metrics.getIfAvailable(() -> RateLimitMetrics.NONE);
 			RedisRateLimitStore.Builder builder = RedisRateLimitStore.builder(executor)
 				.failurePolicy(redis.getFailurePolicy())
 				.localDenials(redis.isLocalDenials())
 				.fallback(inMemoryStore(properties, timeSource))
+				.cluster(cluster(connectionFactory.getIfUnique()))
 				.onFailure((policies, cause) -> recorder.storeFailure(policies));
 			configured("ratelimit.redis.key-prefix", () -> builder.keyPrefix(redis.getKeyPrefix()));
 			configured("ratelimit.redis.timeout", () -> builder.timeout(redis.getTimeout()));
 			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 			return builder.build();
+		}
+
+		/** Whether the application's connection reaches a Redis Cluster, where a stack over several keys spans slots. */
+		private static boolean cluster(@Nullable RedisConnectionFactory connections) {
+			ClassLoader classLoader = RedisStoreConfiguration.class.getClassLoader();
+			if (ClassUtils.isPresent(JEDIS, classLoader) && connections instanceof JedisConnectionFactory jedis) {
+				return jedis.isRedisClusterAware();
+			}
+			return ClassUtils.isPresent(LETTUCE, classLoader) && connections instanceof LettuceConnectionFactory lettuce
+					&& lettuce.isClusterAware();
 		}
 
 		private static <T> T configured(String property, Supplier<T> configuration) {

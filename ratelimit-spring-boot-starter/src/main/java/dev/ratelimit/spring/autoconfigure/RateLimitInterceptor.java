@@ -1,9 +1,11 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.spring.RateLimitExceededHandler;
 import dev.ratelimit.spring.RateLimitRejection;
@@ -86,9 +88,9 @@ final class RateLimitInterceptor implements HandlerInterceptor {
 			this.metrics.exempt(limits.policies());
 			return true;
 		}
-		String key = Keys.safe(this.unresolvedKeys.key(request, match));
+		List<KeyedPolicy> keyed = keyed(request, match);
 		long start = System.nanoTime();
-		List<Decision> decisions = this.store.decideAll(key, limits.policies());
+		List<Decision> decisions = this.store.decideAll(keyed);
 		long elapsed = System.nanoTime() - start;
 		RateLimitHeaders.write(response, limits, decisions, this.legacyHeaders);
 		if (!decisions.get(0).allowed()) {
@@ -104,6 +106,26 @@ final class RateLimitInterceptor implements HandlerInterceptor {
 		this.metrics.record(limits.policies(), Outcome.DELAYED, elapsed);
 		this.heldRequests.hold(request, response, delay);
 		return false;
+	}
+
+	/** Each policy with its key, computed once for the policies that share a key source. */
+	private List<KeyedPolicy> keyed(HttpServletRequest request, LimitCatalog.Match match) {
+		EndpointLimits limits = match.limits();
+		List<KeySource> sources = limits.keys();
+		List<KeyedPolicy> keyed = new ArrayList<>(sources.size());
+		for (int i = 0; i < sources.size(); i++) {
+			@Nullable String key = null;
+			for (int j = 0; j < i && key == null; j++) {
+				if (sources.get(j) == sources.get(i)) {
+					key = keyed.get(j).key();
+				}
+			}
+			if (key == null) {
+				key = Keys.safe(this.unresolvedKeys.key(request, match, i));
+			}
+			keyed.add(new KeyedPolicy(key, limits.policies().get(i)));
+		}
+		return keyed;
 	}
 
 	/** A request waits for the latest of its slots; only a leaky bucket gives one. */

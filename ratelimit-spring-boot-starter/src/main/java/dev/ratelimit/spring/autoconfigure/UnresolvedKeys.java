@@ -30,13 +30,15 @@ final class UnresolvedKeys {
 		this.time = time;
 	}
 
-	String key(HttpServletRequest request, LimitCatalog.Match match) {
+	/** The key of the endpoint's {@code index}-th policy. */
+	String key(HttpServletRequest request, LimitCatalog.Match match, int index) {
 		EndpointLimits limits = match.limits();
 		try {
-			return limits.key().key(request, match.uriVariables());
+			return limits.keys().get(index).key(request, match.uriVariables());
 		}
 		catch (RuntimeException ex) {
-			this.warnings.computeIfAbsent(limits, (key) -> new Warnings()).failed(limits, request, ex, this.time);
+			this.warnings.computeIfAbsent(limits, (key) -> new Warnings())
+				.failed(limits, limits.keySpecs().get(index), request, ex, this.time);
 			return limits.address().key(request);
 		}
 	}
@@ -50,8 +52,8 @@ final class UnresolvedKeys {
 
 		private long suppressed;
 
-		synchronized void failed(EndpointLimits limits, HttpServletRequest request, RuntimeException ex,
-				TimeSource time) {
+		synchronized void failed(EndpointLimits limits, String keySpec, HttpServletRequest request,
+				RuntimeException ex, TimeSource time) {
 			long now = time.nanoTime();
 			if (this.warned && now - this.next < 0) {
 				this.suppressed++;
@@ -62,7 +64,7 @@ final class UnresolvedKeys {
 			long suppressed = this.suppressed;
 			this.suppressed = 0;
 			if (logger.isWarnEnabled()) {
-				logger.warn("Could not compute the key '" + limits.keySpec() + "' of "
+				logger.warn("Could not compute the key '" + keySpec + "' of "
 						+ limits.policies().stream().map(RateLimitPolicy::name).toList() + " for "
 						+ request.getMethod() + " " + request.getRequestURI() + " (" + ex + "): limited by its client "
 						+ "address instead" + ((suppressed > 0) ? "; " + suppressed + " more in the last minute" : "")

@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
@@ -138,7 +139,12 @@ class RateLimitAutoConfigurationTests {
 			}
 
 			@Override
-			public List<Decision> decideAll(String key, List<RateLimitPolicy> policies) {
+			public List<Decision> decideAll(List<KeyedPolicy> limits) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public void giveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
 				throw new UnsupportedOperationException();
 			}
 
@@ -202,7 +208,7 @@ class RateLimitAutoConfigurationTests {
 		AtomicBoolean reachable = new AtomicBoolean();
 		this.runner.withBean(RedisScriptExecutor.class, () -> (sha1, script, keys, args) -> reachable.get()
 				? CompletableFuture.completedFuture((keys.size() == 1 && keys.get(0).endsWith("fleet"))
-						? List.of(3L, 1_764_000_000L, 0L) : List.of(1L, 0L, 0L, 1L, 0L, 0L, 0L, 0L))
+						? List.of(3L, 1_764_000_000L, 0L) : List.of(1L, 0L, 0L, 1L, 0L, 0L, 0L, 0L, 0L))
 				: CompletableFuture.failedFuture(
 						new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE, "refused", null)))
 			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.failure-policy=allow")
@@ -233,7 +239,7 @@ class RateLimitAutoConfigurationTests {
 			}
 			decisionCalls.incrementAndGet();
 			// denied, nothing left, for a minute
-			return CompletableFuture.completedFuture(List.of(0L, 0L, 60_000_000L, 60_000_000L, 0L, 0L, 0L, 0L));
+			return CompletableFuture.completedFuture(List.of(0L, 0L, 60_000_000L, 60_000_000L, 0L, 0L, 0L, 0L, 0L));
 		})
 			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.local-denials=" + localDenials)
 			.run((context) -> {

@@ -68,14 +68,7 @@ class StartupFailureTests {
 	@Test
 	void rejectsUnknownKind() {
 		assertFailure(UnknownKey.class, "Invalid key of @RateLimited on " + UnknownKey.class.getName()
-				+ ".get(): 'session' is not a key; use ip, user, header:<name>, bean:<name> or spel:<expression>.");
-	}
-
-	@Test
-	void rejectsStackedLimitsWithDifferentKeys() {
-		assertFailure(MixedKeys.class, "@RateLimited on " + MixedKeys.class.getName()
-				+ ".get() stacks limits with different keys, 'ip' (@RateLimited on " + MixedKeys.class.getName()
-				+ ".get()) and 'user' (@RateLimited on " + MixedKeys.class.getName() + ".get())");
+				+ ".get(): 'session' is not a key; use ip, user, global, header:<name>, bean:<name> or spel:<expression>.");
 	}
 
 	@Test
@@ -546,17 +539,6 @@ class StartupFailureTests {
 		@GetMapping("/b")
 		@RateLimited(limit = 1, window = "10s", name = "api.orders")
 		void b() {
-		}
-
-	}
-
-	@RestController
-	static class MixedKeys {
-
-		@GetMapping("/mixed")
-		@RateLimited(limit = 1, window = "10s")
-		@RateLimited(limit = 5, window = "1m", key = "user")
-		void get() {
 		}
 
 	}

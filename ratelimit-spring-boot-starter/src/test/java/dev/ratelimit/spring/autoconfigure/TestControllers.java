@@ -40,6 +40,13 @@ final class TestControllers {
 			return "ok";
 		}
 
+		@GetMapping("/global")
+		@RateLimited(limit = 2, window = "10s", name = "per-client")
+		@RateLimited(limit = 3, window = "10s", name = "everyone", key = "global")
+		String global() {
+			return "ok";
+		}
+
 		@GetMapping("/user")
 		@RateLimited(limit = 1, window = "10s", key = "user")
 		String user() {
