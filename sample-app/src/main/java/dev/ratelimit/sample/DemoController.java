@@ -82,6 +82,17 @@ public class DemoController {
 		return "stacked\n";
 	}
 
+	/**
+	 * 5 requests per 10 seconds for each client address under 8 per 10 seconds for all clients together; a
+	 * request that one limit denies takes nothing from the other.
+	 */
+	@GetMapping("/global")
+	@RateLimited(limit = 5, window = "10s", name = "global-per-client")
+	@RateLimited(limit = 8, window = "10s", name = "global-all-clients", key = "global")
+	String global() {
+		return "global\n";
+	}
+
 	/** Declares 10 per 10 seconds; application.yml lowers it under ratelimit.policies.overridden. */
 	@GetMapping("/overridden")
 	@RateLimited(limit = 10, window = "10s", name = "overridden")

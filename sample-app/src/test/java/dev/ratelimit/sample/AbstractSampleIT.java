@@ -250,6 +250,32 @@ abstract class AbstractSampleIT {
 	}
 
 	@Test
+	void limitsEachClientUnderACeilingForAllClientsTogether() {
+		LoopbackClient first = new LoopbackClient("127.0.0.2", this.port);
+		for (int i = 0; i < 5; i++) {
+			assertThat(first.get("/demo/global").status()).as("request %d of 127.0.0.2", i).isEqualTo(200);
+		}
+		LoopbackClient.Response own = first.get("/demo/global");
+		assertThat(own.status()).isEqualTo(429);
+		assertThat(own.body()).contains("\"policies\":[\"global-per-client\"]");
+		// the denied sixth request took nothing from the ceiling: 3 of 8 are left for everyone
+		assertThat(own.header("RateLimit")).isEqualTo("\"global-per-client\";r=0;t=10, \"global-all-clients\";r=3;t=7");
+		LoopbackClient second = new LoopbackClient("127.0.0.3", this.port);
+		for (int i = 0; i < 3; i++) {
+			assertThat(second.get("/demo/global").status()).as("request %d of 127.0.0.3", i).isEqualTo(200);
+		}
+		LoopbackClient third = new LoopbackClient("127.0.0.4", this.port);
+		LoopbackClient.Response ceiling = third.get("/demo/global");
+		assertThat(ceiling.status()).isEqualTo(429);
+		assertThat(ceiling.body()).contains("\"policies\":[\"global-all-clients\"]");
+		assertThat(ceiling.header("RateLimit")).isEqualTo("\"global-per-client\";r=5;t=0, \"global-all-clients\";r=0;t=10");
+		// one emission interval of the ceiling later, 10 s / 8, the first client of all gets through
+		this.time.advance(Duration.ofMillis(1250));
+		assertThat(third.get("/demo/global").status()).isEqualTo(200);
+		assertThat(first.get("/demo/global").status()).isEqualTo(429);
+	}
+
+	@Test
 	void limitsEachUserOnTheirOwnAndAnonymousRequestsByAddress() {
 		for (int i = 0; i < 10; i++) {
 			get("/demo/user", "alice", "alice-password").expectStatus().isOk();
