@@ -16,7 +16,9 @@ import dev.ratelimit.core.TimeSource;
 /**
  * A {@link RateLimitStore} that keeps every key's state in this JVM.
  * <p>
- * Requests of different keys never contend and there is no global lock. A key under GCRA, the token bucket,
+ * Requests of different keys never contend and there is no global lock. A stacked decision holds the states of
+ * all its limits at once, in one order (by policy, then by key) that every decision shares, so that stacks on
+ * overlapping keys never wait for each other in a cycle. A key under GCRA, the token bucket,
  * the leaky bucket or the fixed window keeps its whole state in one word and a request takes it with one
  * compare-and-set, so no decision holds a hot key while it decides; the sliding window algorithms hold a key's
  * state for the few instructions of a decision. A thread that loses a key to another retries, and after two

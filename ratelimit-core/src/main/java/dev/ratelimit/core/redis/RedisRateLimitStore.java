@@ -35,7 +35,10 @@ import dev.ratelimit.core.memory.InMemoryRateLimitStore;
  * Redis and key prefix.
  * <p>
  * Each decision that Redis makes is exactly one Lua script call, atomic in Redis: one key per policy, or one
- * call over the keys of all policies for {@link #decideAll stacked limits}. The scripts make the same decisions as the
+ * call over the keys of all policies for {@link #decideAll stacked limits}, whatever their keys. On a
+ * {@link Builder#cluster(boolean) Cluster}, a stack whose keys fall into several slots is decided one slot at a
+ * time, in the order of the slots, and the permits of the slots before one that denies are
+ * {@link #giveBack given back}, so that no limit ever admits more than it allows. The scripts make the same decisions as the
  * {@link InMemoryRateLimitStore}, with the same integer arithmetic. A client's keys are
  * {@code <prefix>{<client key>}:<policy name>}: the braces are a Redis Cluster hash tag, so that the keys of one
  * client live in one slot; {@code %}, <code>{</code> and <code>}</code> in a client key are written
@@ -283,11 +286,12 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	/**
 	 * Decides one request under limits on several keys: one atomic call on a single Redis; on a Cluster, one
-	 * atomic call per slot in the order of the slots, each taking only if all before it allowed. When a slot
-	 * denies, the slots before it are given their permits back, and every other slot is asked what it would
-	 * answer without taking. When a call fails after earlier slots took, the failure policy decides the whole
-	 * request; if it denies, the earlier slots are given their permits back, and if that fails too they stay
-	 * taken: stricter, never more lenient.
+	 * atomic call per slot in the order of the slots, each taking only if it allows. When a slot denies, the
+	 * slots before it are given their permits back, and every other slot is asked what it would answer without
+	 * taking; a slot that cannot be asked reports no permits left and no wait of its own, and the request stays
+	 * denied. When a call fails after earlier slots took, the failure policy decides the whole request; if it
+	 * denies, the earlier slots are given their permits back. A give-back that fails leaves them taken:
+	 * stricter, never more lenient.
 	 */
 	private List<Decision> decideAcross(List<KeyedPolicy> limits, List<RedisLimiter> limiters) {
 		startHeartbeat(0);
@@ -298,8 +302,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 		List<List<Integer>> groups = groups(limits, all);
 		Decision[] decisions = new Decision[limits.size()];
+		boolean[] holding = new boolean[groups.size()];
+		int denied = -1;
 		OutageDetector.Route route = this.detector.route();
-		int group = 0;
 		try {
 			if (route == OutageDetector.Route.FAILURE_POLICY) {
 				ScriptCaller.CallFailure outage = this.detector.failing();
@@ -308,36 +313,16 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 				}
 			}
 			long sent = this.calls.now();
-			int denied = -1;
-			for (; group < groups.size() && denied < 0; group++) {
-				List<Integer> indexes = groups.get(group);
-				List<Decision> reply = this.calls.decide(pick(clients, indexes), pick(limiters, indexes), sent, false);
-				for (int k = 0; k < indexes.size(); k++) {
-					decisions[indexes.get(k)] = reply.get(k);
-				}
-				if (!reply.get(0).allowed()) {
+			for (int group = 0; group < groups.size() && denied < 0; group++) {
+				Decision first = decideGroup(clients, limiters, groups.get(group), sent, false, decisions);
+				holding[group] = first.taken();
+				if (!first.allowed()) {
 					denied = group;
 				}
 			}
 			if (this.detector.succeeded()) {
 				this.failureLog.recovered();
 			}
-			if (denied >= 0) {
-				for (int g = 0; g < groups.size(); g++) {
-					if (g < denied) {
-						giveBack(limits, limiters, Arrays.asList(decisions), groups.get(g));
-					}
-					if (g != denied) {
-						List<Integer> indexes = groups.get(g);
-						List<Decision> reply = this.calls.decide(pick(clients, indexes), pick(limiters, indexes),
-								this.calls.now(), true);
-						for (int k = 0; k < indexes.size(); k++) {
-							decisions[indexes.get(k)] = reply.get(k);
-						}
-					}
-				}
-			}
-			return Arrays.asList(decisions);
 		}
 		catch (ScriptCaller.CallFailure failure) {
 			if (this.detector.failed(failure)) {
@@ -345,19 +330,59 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			}
 			List<Decision> decided = fallBack(limits, failure);
 			if (!decided.get(0).allowed()) {
-				// the slots that took before the failure; a slot that failed after running took nothing it
-				// can give back, and stays taken until its permits expire
-				for (int g = 0; g < group && g < groups.size(); g++) {
-					List<Integer> indexes = groups.get(g);
-					if (decisions[indexes.get(0)] != null && decisions[indexes.get(0)].taken()) {
-						giveBack(limits, limiters, Arrays.asList(decisions), indexes);
-					}
-				}
+				giveBackHeld(limits, limiters, decisions, groups, holding);
 			}
 			return decided;
 		}
 		finally {
 			this.detector.done(route);
+		}
+		if (denied >= 0) {
+			giveBackHeld(limits, limiters, decisions, groups, holding);
+			for (int group = 0; group < groups.size(); group++) {
+				if (group != denied) {
+					peek(clients, limiters, groups.get(group), decisions);
+				}
+			}
+		}
+		return Arrays.asList(decisions);
+	}
+
+	/** Decides the limits at {@code indexes} in one call into {@code decisions}, and returns the first. */
+	private Decision decideGroup(List<String> clients, List<RedisLimiter> limiters, List<Integer> indexes, long sent,
+			boolean peek, Decision[] decisions) throws ScriptCaller.CallFailure {
+		List<Decision> reply = this.calls.decide(pick(clients, indexes), pick(limiters, indexes), sent, peek);
+		for (int k = 0; k < indexes.size(); k++) {
+			decisions[indexes.get(k)] = reply.get(k);
+		}
+		return reply.get(0);
+	}
+
+	/** What the limits at {@code indexes} answer to a request another limit denied, without taking. */
+	private void peek(List<String> clients, List<RedisLimiter> limiters, List<Integer> indexes,
+			Decision[] decisions) {
+		try {
+			decideGroup(clients, limiters, indexes, this.calls.now(), true, decisions);
+		}
+		catch (ScriptCaller.CallFailure failure) {
+			if (this.detector.failed(failure)) {
+				this.failureLog.outageBegan(failure.getCause());
+			}
+			for (int i : indexes) {
+				RateLimitPolicy policy = limiters.get(i).policy();
+				decisions[i] = new Decision(false, policy.limit(), 0, 0, policy.window().toNanos(), 0);
+			}
+		}
+	}
+
+	/** Gives back what the groups still holding permits took, once each. */
+	private void giveBackHeld(List<KeyedPolicy> limits, List<RedisLimiter> limiters, Decision[] decisions,
+			List<List<Integer>> groups, boolean[] holding) {
+		for (int group = 0; group < groups.size(); group++) {
+			if (holding[group]) {
+				holding[group] = false;
+				giveBack(limits, limiters, Arrays.asList(decisions), groups.get(group));
+			}
 		}
 	}
 

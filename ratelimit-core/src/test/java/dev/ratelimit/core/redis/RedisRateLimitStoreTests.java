@@ -195,6 +195,29 @@ class RedisRateLimitStoreTests {
 		assertThat(redis.calls).as("what the first slot took stays taken: the request was admitted").hasSize(2);
 	}
 
+	@Test
+	void keepsARequestThatASlotDeniedDeniedWhenTheOtherSlotsCannotBeAsked() {
+		String[] keys = keysInSlotOrder();
+		StubExecutor redis = new StubExecutor((call) -> {
+			if (call.sha1.equals(RedisScripts.get().giveBack().sha1())) {
+				return reply(1);
+			}
+			if (call.args.get(call.args.size() - 1).equals("peek")) {
+				return CompletableFuture.failedFuture(new IllegalStateException("node down"));
+			}
+			boolean allowed = call.keys.get(0).contains(keys[0]);
+			return reply(allowed ? 1 : 0, 2, allowed ? 0 : 5, 1, 0, 0, 0, 0, 7);
+		});
+		List<Decision> decisions = builder(redis).cluster(true).failurePolicy(FailurePolicy.ALLOW).build()
+			.decideAll(List.of(new KeyedPolicy(keys[0], GCRA), new KeyedPolicy(keys[1], GCRA)));
+		assertThat(decisions).extracting(Decision::allowed).as("denied by Redis, whatever the failure policy")
+			.containsExactly(false, false);
+		assertThat(decisions.get(0)).isEqualTo(new Decision(false, 3, 0, 0, 10_000_000_000L, 0));
+		assertThat(redis.calls).filteredOn((call) -> call.sha1.equals(RedisScripts.get().giveBack().sha1()))
+			.singleElement()
+			.satisfies((call) -> assertThat(call.keys).containsExactly("ratelimit:{" + keys[0] + "}:api"));
+	}
+
 	/** Two client keys whose slots are in this order. */
 	private static String[] keysInSlotOrder() {
 		String first = "client-1";
