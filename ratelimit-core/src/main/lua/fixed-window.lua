@@ -28,18 +28,12 @@ end
 -- The stored count and how many windows before `index` it was written, negative for a window after it; nil
 -- when the key holds none (a key of another type, as when the policy changed its algorithm).
 local function load(key, index)
-  local stored = redis.pcall('GET', key)
-  if type(stored) ~= 'string' then
-    return nil
+  local age, count = load_window(key, index)
+  if type(count) == 'string' then
+    count = tonumber(string.match(count, '^(%d+)$'))
   end
-  local value = tonumber(stored)
-  if value then
-    local count = floor_div(value, PACK)
-    return age_of(index, value - count * PACK), count
-  end
-  local stored_index, count = string.match(stored, '^(-?%d+):(%d+)$')
-  if stored_index then
-    return index - tonumber(stored_index), tonumber(count)
+  if count then
+    return age, count
   end
   return nil
 end

@@ -60,19 +60,14 @@ end
 -- The stored counts and how many windows before `index` they were written, negative for a window after
 -- it; nil when the key holds none (a key of another type, as when the policy changed its algorithm).
 local function load(key, index)
-  local stored = redis.pcall('GET', key)
-  if type(stored) ~= 'string' then
-    return nil
-  end
-  local value = tonumber(stored)
-  if value then
-    local counts = floor_div(value, PACK)
+  local age, counts = load_window(key, index)
+  if type(counts) == 'number' then
     local stored_previous = floor_div(counts, COUNTS)
-    return age_of(index, value - counts * PACK), stored_previous, counts - stored_previous * COUNTS
+    return age, stored_previous, counts - stored_previous * COUNTS
   end
-  local stored_index, stored_previous, stored_current = string.match(stored, '^(-?%d+):(%d+):(%d+)$')
-  if stored_index then
-    return index - tonumber(stored_index), tonumber(stored_previous), tonumber(stored_current)
+  local stored_previous, stored_current = string.match(counts or '', '^(%d+):(%d+)$')
+  if stored_previous then
+    return age, tonumber(stored_previous), tonumber(stored_current)
   end
   return nil
 end

@@ -16,3 +16,24 @@ local function age_of(index, stored)
   end
   return age
 end
+
+-- Reads a window algorithm's state: how many windows before `index` it was written, negative for a window
+-- after it, then its counts, as the integer packed above the index or as the text after "<window index>:"
+-- of the string form; nil when the key holds neither (a key of another type, as when the policy changed its
+-- algorithm).
+local function load_window(key, index)
+  local stored = redis.pcall('GET', key)
+  if type(stored) ~= 'string' then
+    return nil
+  end
+  local value = tonumber(stored)
+  if value then
+    local counts = floor_div(value, PACK)
+    return age_of(index, value - counts * PACK), counts
+  end
+  local stored_index, counts = string.match(stored, '^(-?%d+):(.+)$')
+  if stored_index then
+    return index - tonumber(stored_index), counts
+  end
+  return nil
+end
