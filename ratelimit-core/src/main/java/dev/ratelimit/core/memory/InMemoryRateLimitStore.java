@@ -74,14 +74,32 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		if (limits.size() == 1) {
 			return List.of(table(limits.get(0).policy()).decide(limits.get(0).key()));
 		}
-		HeldStates stack = stack(limits);
+		return whileHeld(stack(limits), InMemoryRateLimitStore::decideHeld);
+	}
+
+	@Override
+	public void giveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
+		checkGiveBack(limits, decisions);
+		whileHeld(stack(limits), (stack, at) -> {
+			for (int i = 0; i < limits.size(); i++) {
+				if (stack.first[i] == i && decisions.get(i).taken()) {
+					stack.held[i] = stack.states[i].giveBack(stack.tables[i].rules, stack.held[i], at,
+							decisions.get(i).takenAt());
+				}
+			}
+			return null;
+		});
+	}
+
+	/** Holds every state of {@code stack}, looked up again while one was retired, and works on them at one instant. */
+	private <T> T whileHeld(HeldStates stack, HeldWork<T> work) {
 		for (;;) {
 			long at = stack.hold(this);
 			if (at == KeyState.RETIRED) {
 				continue;
 			}
 			try {
-				return decideHeld(stack, at);
+				return work.run(stack, at);
 			}
 			finally {
 				stack.release();
@@ -89,28 +107,12 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	@Override
-	public void giveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
-		checkGiveBack(limits, decisions);
-		HeldStates stack = stack(limits);
-		for (;;) {
-			long at = stack.hold(this);
-			if (at == KeyState.RETIRED) {
-				continue;
-			}
-			try {
-				for (int i = 0; i < limits.size(); i++) {
-					if (stack.first[i] == i && decisions.get(i).taken()) {
-						stack.held[i] = stack.states[i].giveBack(stack.tables[i].rules, stack.held[i], at,
-								decisions.get(i).takenAt());
-					}
-				}
-				return;
-			}
-			finally {
-				stack.release();
-			}
-		}
+	/** What is done on held states at the instant they were held at. */
+	@FunctionalInterface
+	private interface HeldWork<T> {
+
+		T run(HeldStates stack, long at);
+
 	}
 
 	/** Checks that {@code decisions} answer {@code limits}, one each. */
