@@ -115,6 +115,15 @@ public @interface RateLimited {
 	String name() default "";
 
 	/**
+	 * Response statuses that count against the limit, such as {@code 401} and {@code 403} to limit failed
+	 * logins; empty, the default, counts every response. A request is decided before its handler runs, and
+	 * refused with 429 once the client has spent its quota; afterwards a response of another status gives its
+	 * permits back. Stacked limits count the same statuses.
+	 * @return the counted statuses, or none for every response
+	 */
+	int[] countStatus() default {};
+
+	/**
 	 * Holds the stacked {@link RateLimited} declarations of one method or class.
 	 */
 	@Target({ ElementType.METHOD, ElementType.TYPE })

@@ -12,7 +12,7 @@ import dev.ratelimit.core.TimeSource;
  * Reports decisions made without Redis without flooding the log, whatever the pattern of failures: at most one
  * stack trace per {@link #STACK_TRACE_PERIOD_NANOS minute}, and at most one line of each kind per
  * {@link #LINE_PERIOD_NANOS ten seconds}: that an outage began, how many decisions the failure policy made and
- * why, that Redis decides again, and that the failure listener threw.
+ * why, how many give-backs failed, that Redis decides again, and that the failure listener threw.
  */
 final class FailureLog {
 
@@ -41,9 +41,16 @@ final class FailureLog {
 
 	private long lastListenerLine;
 
+	private long lastGiveBackLine;
+
+	/** Give-backs that failed since the last give-back line. */
+	private long unreportedGiveBacks;
+
 	private boolean anyStackTrace;
 
 	private boolean anyListenerLine;
+
+	private boolean anyGiveBackLine;
 
 	private boolean anyOutageLine;
 
@@ -116,6 +123,21 @@ final class FailureLog {
 		String message = "Redis decides again; the " + this.policy + " failure policy made " + this.duringOutage
 				+ " decisions since the outage began";
 		write(() -> this.logger.log(Level.INFO, message));
+	}
+
+	synchronized void giveBackFailed(Throwable cause) {
+		long now = this.ticker.nanoTime();
+		this.unreportedGiveBacks++;
+		if (this.anyGiveBackLine && now - this.lastGiveBackLine < LINE_PERIOD_NANOS) {
+			return;
+		}
+		this.anyGiveBackLine = true;
+		this.lastGiveBackLine = now;
+		long count = this.unreportedGiveBacks;
+		this.unreportedGiveBacks = 0;
+		log(Level.WARNING, "Redis did not take back the permits of " + count + ((count == 1) ? " request" : " requests")
+				+ " since the last report; they stay taken until their limits free them. Last failure: " + cause,
+				cause, now);
 	}
 
 	synchronized void listenerFailed(RuntimeException ex) {

@@ -172,7 +172,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	/**
 	 * Gives back what the allowed decisions took, in one script call, or on a Cluster one per slot, and
 	 * forgets the local denials of their keys. A call that fails leaves its permits taken, which is stricter,
-	 * never more lenient; it is logged.
+	 * never more lenient; it is counted in the log, at most one line per ten seconds, and reported to the
+	 * {@link FailureListener#onGiveBackFailure failure listener}.
 	 */
 	@Override
 	public void giveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
@@ -204,8 +205,13 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			return true;
 		}
 		catch (ScriptCaller.CallFailure failure) {
-			logger.log(System.Logger.Level.WARNING, "Redis did not take back the permits of a request; they stay taken",
-					failure.getCause());
+			this.failureLog.giveBackFailed(failure.getCause());
+			try {
+				this.listener.onGiveBackFailure(pick(policies(limits), group), failure.getCause());
+			}
+			catch (RuntimeException ex) {
+				this.failureLog.listenerFailed(ex);
+			}
 			return false;
 		}
 	}
@@ -255,6 +261,14 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			clients.add(RedisKeys.escape(limit.key()));
 		}
 		return clients;
+	}
+
+	private static List<RateLimitPolicy> policies(List<KeyedPolicy> limits) {
+		List<RateLimitPolicy> policies = new ArrayList<>(limits.size());
+		for (KeyedPolicy limit : limits) {
+			policies.add(limit.policy());
+		}
+		return policies;
 	}
 
 	private static <T> List<T> pick(List<T> values, List<Integer> indexes) {
@@ -571,6 +585,16 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 * the Redis client's exception, or the last such failure while Redis is known to be failing
 		 */
 		void onFailure(List<RateLimitPolicy> policies, Throwable cause);
+
+		/**
+		 * Called once per {@link RedisRateLimitStore#giveBack give-back} that Redis did not carry out, whose
+		 * permits stay taken, on the thread that gave back; must be quick and must not throw. Does nothing by
+		 * default.
+		 * @param policies the policies whose permits stay taken
+		 * @param cause why Redis did not take them back
+		 */
+		default void onGiveBackFailure(List<RateLimitPolicy> policies, Throwable cause) {
+		}
 
 	}
 

@@ -16,15 +16,16 @@ import dev.ratelimit.core.RateLimitPolicy;
  * with the same key share one source, computed once per request
  * @param address the client address as the endpoint keys it, which a key falls back to
  * @param exemption when a request is exempt from the endpoint's limits
+ * @param counted which outcomes of a request count against the limits
  * @param policyHeader the value of the {@code RateLimit-Policy} response header
  */
 record EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, List<String> keySpecs,
-		List<KeySource> keys, AddressKey address, Exemption exemption, String policyHeader) {
+		List<KeySource> keys, AddressKey address, Exemption exemption, CountedOutcomes counted, String policyHeader) {
 
 	EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, List<String> keySpecs, List<KeySource> keys,
-			AddressKey address, Exemption exemption) {
+			AddressKey address, Exemption exemption, CountedOutcomes counted) {
 		this(List.copyOf(policies), List.copyOf(origins), List.copyOf(keySpecs), List.copyOf(keys), address,
-				exemption, RateLimitHeaders.policy(policies));
+				exemption, counted, RateLimitHeaders.policy(policies));
 	}
 
 }

@@ -67,6 +67,8 @@ final class LimitCatalog implements SmartInitializingSingleton {
 
 	private volatile List<PathRule> rules = List.of();
 
+	private volatile List<PathRule> rulesBeforeSecurity = List.of();
+
 	LimitCatalog(LimitDefinitions definitions, ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
 			RateLimitStore store, ListableBeanFactory beanFactory) {
 		this.definitions = definitions;
@@ -92,11 +94,13 @@ final class LimitCatalog implements SmartInitializingSingleton {
 		for (PathRule rule : compiled) {
 			active.put(rule.limits(), Set.of(route(rule.methods(), rule.pattern().getPatternString())));
 		}
+		List<PathRule> afterSecurity = compiled.stream().filter((rule) -> !rule.beforeSecurity()).toList();
 		if (SPRING_SECURITY_PRESENT) {
-			SecurityAnsweredRules.warnings(this.beanFactory, compiled).forEach(logger::warn);
+			SecurityAnsweredRules.warnings(this.beanFactory, afterSecurity).forEach(logger::warn);
 		}
 		this.definitions.checkOverrides();
-		this.rules = compiled;
+		this.rules = afterSecurity;
+		this.rulesBeforeSecurity = compiled.stream().filter(PathRule::beforeSecurity).toList();
 		if (logger.isInfoEnabled()) {
 			report(active);
 		}
@@ -187,7 +191,18 @@ final class LimitCatalog implements SmartInitializingSingleton {
 				return new Match(limits, uriVariables(request));
 			}
 		}
-		List<PathRule> rules = this.rules;
+		return find(request, this.rules);
+	}
+
+	/**
+	 * Returns the limits of the first rule decided before Spring Security that a request matches, or null if
+	 * none does.
+	 */
+	@Nullable Match findBeforeSecurity(HttpServletRequest request) {
+		return find(request, this.rulesBeforeSecurity);
+	}
+
+	private static @Nullable Match find(HttpServletRequest request, List<PathRule> rules) {
 		if (rules.isEmpty()) {
 			return null;
 		}

@@ -135,6 +135,8 @@ final class LimitDefinitions {
 		ClientTerms terms = null;
 		String termsSite = null;
 		String termsProperty = site;
+		CountedOutcomes counted = null;
+		String countedSite = null;
 		for (int i = 0; i < annotations.size(); i++) {
 			MergedAnnotation<RateLimited> annotation = annotations.get(i);
 			String name = annotation.getString("name");
@@ -161,16 +163,38 @@ final class LimitDefinitions {
 						+ "): stacked limits are decided together, for one client.",
 						"Give every limit of the declaration the same ipv6-prefix, exempt and exempt-if.");
 			}
+			CountedOutcomes policyCounted = counted(where, action, override, annotation);
+			if (counted == null) {
+				counted = policyCounted;
+				countedSite = where;
+			}
+			else if (!counted.equals(policyCounted)) {
+				throw new RateLimitConfigurationException(site + " stacks limits that count different outcomes, "
+						+ counted + " (" + countedSite + ") and " + policyCounted + " (" + where
+						+ "): stacked limits are decided together, and given back together.",
+						"Give every limit of the declaration the same countStatus.");
+			}
 			policies.add(policy);
 			origins.add(where + ((entry != null) ? " (" + entry.origin() + ")" : ""));
 			keySpecs.add(key);
 		}
-		return limits(policies, origins, keySpecs, terms, termsProperty, site, action(site), bindings);
+		return limits(policies, origins, keySpecs, terms, termsProperty, site, action(site), bindings, counted);
+	}
+
+	/** Returns the outcomes that count against a declared policy: its override's if set, else its own. */
+	private static CountedOutcomes counted(String where, String action, RateLimitProperties.@Nullable Policy override,
+			MergedAnnotation<RateLimited> annotation) {
+		if (override != null && !override.getCountStatus().isEmpty()) {
+			return CountedOutcomes.of(where + " count-status", action, override.getCountStatus());
+		}
+		return CountedOutcomes.of(where + " countStatus", action,
+				Arrays.stream(annotation.getIntArray("countStatus")).boxed().toList());
 	}
 
 	/** The limits of one endpoint; policies declared with the same key share one key source. */
 	private EndpointLimits limits(List<RateLimitPolicy> policies, List<String> origins, List<String> keySpecs,
-			ClientTerms terms, String property, String keySite, String action, List<ParameterBinding> bindings) {
+			ClientTerms terms, String property, String keySite, String action, List<ParameterBinding> bindings,
+			CountedOutcomes counted) {
 		AddressKey address = new AddressKey(this.addresses, terms.ipv6Prefix());
 		Exemption exemption = Exemption.none(this.addresses).orIn(this.exempt).orIn(terms.exempt());
 		if (this.exemptIf != null) {
@@ -189,7 +213,7 @@ final class LimitDefinitions {
 			}
 			keys.add(source);
 		}
-		return new EndpointLimits(policies, origins, keySpecs, keys, address, exemption);
+		return new EndpointLimits(policies, origins, keySpecs, keys, address, exemption, counted);
 	}
 
 	/**
@@ -381,8 +405,15 @@ final class LimitDefinitions {
 						(rule.getCost() != null) ? rule.getCost() : 1, delayAfter));
 		claim(name, property, action);
 		String keySpec = normalizeKey((rule.getKey() != null) ? rule.getKey() : "ip");
+		if (rule.isBeforeSecurity() && keySpec.equals("user")) {
+			throw new RateLimitConfigurationException("Invalid " + property + ".key: 'user' is never known to a rule "
+					+ "with before-security, which is decided before Spring Security authenticates the request.",
+					action + " Key it by ip, a header or a bean, or decide it after Spring Security.");
+		}
+		CountedOutcomes counted = CountedOutcomes.of(property + ".count-status", action, rule.getCountStatus());
 		return new PathRule(property, pattern, methods, limits(List.of(policy), List.of(property), List.of(keySpec),
-				clientTerms(property, rule), property, property + ".key", action, List.of()));
+				clientTerms(property, rule), property, property + ".key", action, List.of(), counted),
+				rule.isBeforeSecurity());
 	}
 
 	private static String httpMethod(String property, String action, String method) {

@@ -18,7 +18,8 @@ import org.springframework.beans.factory.ObjectProvider;
  * Publishes {@code ratelimit.decisions}, a counter tagged with the policy and the outcome ({@code allowed},
  * {@code delayed} when a leaky bucket held the request for its slot, {@code rejected}, or {@code store_failure}
  * when the Redis store's failure policy decided instead of Redis, {@code exempt} when an exemption let the
- * request through undecided), and
+ * request through undecided, {@code give_back_failure} when Redis did not take back the permits of a request
+ * whose outcome did not count), and
  * {@code ratelimit.decision.latency}, a timer of how long the store takes to decide, tagged with the store.
  * Keys are never tags: there are as many as clients.
  */
@@ -28,10 +29,15 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 
 	static final String LATENCY = "ratelimit.decision.latency";
 
-	/** Counters are kept by outcome ordinal, with the store failures and the exempt requests after them. */
+	/**
+	 * Counters are kept by outcome ordinal, with the store failures, the exempt requests and the failed
+	 * give-backs after them.
+	 */
 	private static final int STORE_FAILURE = Outcome.values().length;
 
 	private static final int EXEMPT = STORE_FAILURE + 1;
+
+	private static final int GIVE_BACK_FAILURE = EXEMPT + 1;
 
 	private final ObjectProvider<MeterRegistry> registries;
 
@@ -84,6 +90,14 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 		}
 	}
 
+	@Override
+	public void giveBackFailure(List<RateLimitPolicy> policies) {
+		MeterRegistry registry = registry();
+		if (registry != null) {
+			count(registry, policies, GIVE_BACK_FAILURE);
+		}
+	}
+
 	private void count(MeterRegistry registry, List<RateLimitPolicy> policies, int outcome) {
 		for (RateLimitPolicy policy : policies) {
 			this.counters.computeIfAbsent(policy.name(), (name) -> counters(registry, name))[outcome].increment();
@@ -100,12 +114,13 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 	}
 
 	private static Counter[] counters(MeterRegistry registry, String policy) {
-		Counter[] counters = new Counter[EXEMPT + 1];
+		Counter[] counters = new Counter[GIVE_BACK_FAILURE + 1];
 		for (Outcome outcome : Outcome.values()) {
 			counters[outcome.ordinal()] = counter(registry, policy, outcome.name().toLowerCase(Locale.ROOT));
 		}
 		counters[STORE_FAILURE] = counter(registry, policy, "store_failure");
 		counters[EXEMPT] = counter(registry, policy, "exempt");
+		counters[GIVE_BACK_FAILURE] = counter(registry, policy, "give_back_failure");
 		return counters;
 	}
 

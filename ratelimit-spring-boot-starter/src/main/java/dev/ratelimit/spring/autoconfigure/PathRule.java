@@ -15,8 +15,11 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param pattern the path pattern
  * @param methods the HTTP methods it applies to, all when empty
  * @param limits the rule's limit
+ * @param beforeSecurity whether the rule is decided in the servlet filter ordered before Spring Security's
+ * filter chain rather than in the Spring MVC interceptor
  */
-record PathRule(String property, PathPattern pattern, Set<String> methods, EndpointLimits limits) {
+record PathRule(String property, PathPattern pattern, Set<String> methods, EndpointLimits limits,
+		boolean beforeSecurity) {
 
 	/** Returns the pattern's template variables if the request matches, otherwise null. */
 	@Nullable Map<String, String> match(String method, PathContainer path) {

@@ -1,8 +1,10 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
 
+import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
@@ -148,7 +150,19 @@ public final class RateLimitAutoConfiguration {
 				.localDenials(redis.isLocalDenials())
 				.fallback(inMemoryStore(properties, timeSource))
 				.cluster(cluster(connectionFactory.getIfUnique()))
-				.onFailure((policies, cause) -> recorder.storeFailure(policies));
+				.onFailure(new RedisRateLimitStore.FailureListener() {
+
+					@Override
+					public void onFailure(List<RateLimitPolicy> policies, Throwable cause) {
+						recorder.storeFailure(policies);
+					}
+
+					@Override
+					public void onGiveBackFailure(List<RateLimitPolicy> policies, Throwable cause) {
+						recorder.giveBackFailure(policies);
+					}
+
+				});
 			configured("ratelimit.redis.key-prefix", () -> builder.keyPrefix(redis.getKeyPrefix()));
 			configured("ratelimit.redis.timeout", () -> builder.timeout(redis.getTimeout()));
 			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));

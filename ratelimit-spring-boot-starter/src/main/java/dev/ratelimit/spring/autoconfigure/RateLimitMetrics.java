@@ -24,6 +24,10 @@ interface RateLimitMetrics {
 		public void exempt(List<RateLimitPolicy> policies) {
 		}
 
+		@Override
+		public void giveBackFailure(List<RateLimitPolicy> policies) {
+		}
+
 	};
 
 	/**
@@ -45,6 +49,13 @@ interface RateLimitMetrics {
 	 * @param policies the policies it was exempt from
 	 */
 	void exempt(List<RateLimitPolicy> policies);
+
+	/**
+	 * Records one give-back that the store did not carry out, for a request whose outcome did not count: its
+	 * permits stay taken.
+	 * @param policies the policies whose permits stay taken
+	 */
+	void giveBackFailure(List<RateLimitPolicy> policies);
 
 	/**
 	 * What became of a request, as nginx's {@code $limit_req_status} tells {@code PASSED}, {@code DELAYED} and

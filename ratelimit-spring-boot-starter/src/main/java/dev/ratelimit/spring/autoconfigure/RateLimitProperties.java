@@ -345,6 +345,13 @@ public class RateLimitProperties {
 		 */
 		private @Nullable String exemptIf;
 
+		/**
+		 * Response statuses that count against the limit, such as 401 and 403 to limit failed logins; every
+		 * response counts when empty. A request is still decided before it runs, and refused once the quota is
+		 * spent; a response of another status gives its permits back.
+		 */
+		private List<Integer> countStatus = new ArrayList<>();
+
 		public @Nullable Long getLimit() {
 			return this.limit;
 		}
@@ -433,6 +440,14 @@ public class RateLimitProperties {
 			this.exemptIf = exemptIf;
 		}
 
+		public List<Integer> getCountStatus() {
+			return this.countStatus;
+		}
+
+		public void setCountStatus(List<Integer> countStatus) {
+			this.countStatus = countStatus;
+		}
+
 	}
 
 	/**
@@ -457,6 +472,13 @@ public class RateLimitProperties {
 		 */
 		private @Nullable String name;
 
+		/**
+		 * Whether the rule is decided in a servlet filter ordered before Spring Security's filter chain, so that
+		 * it limits what Spring Security answers itself, such as /login or a wrong HTTP Basic password. It then
+		 * applies to every request it matches, whatever the handler declares, and no user is known yet.
+		 */
+		private boolean beforeSecurity;
+
 		public @Nullable String getPath() {
 			return this.path;
 		}
@@ -479,6 +501,14 @@ public class RateLimitProperties {
 
 		public void setName(@Nullable String name) {
 			this.name = name;
+		}
+
+		public boolean isBeforeSecurity() {
+			return this.beforeSecurity;
+		}
+
+		public void setBeforeSecurity(boolean beforeSecurity) {
+			this.beforeSecurity = beforeSecurity;
 		}
 
 	}

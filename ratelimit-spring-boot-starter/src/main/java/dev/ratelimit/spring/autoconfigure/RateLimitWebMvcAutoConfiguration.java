@@ -22,8 +22,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
@@ -34,7 +36,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 /**
  * Auto-configuration of rate limiting for Spring MVC: a {@link org.springframework.web.servlet.HandlerInterceptor}
  * enforcing {@link dev.ratelimit.spring.RateLimited} and {@code ratelimit.rules}, registered through a
- * {@link WebMvcConfigurer}, and the scheduler that releases the requests a leaky bucket holds until their slot.
+ * {@link WebMvcConfigurer}, a servlet filter ahead of Spring Security's filter chain for the rules marked
+ * {@code before-security}, and the scheduler that releases the requests a leaky bucket holds until their slot.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnWebApplication(type = Type.SERVLET)
@@ -48,6 +51,15 @@ public final class RateLimitWebMvcAutoConfiguration {
 	 * stands in for the application's own schedulers.
 	 */
 	public static final String SHAPING_SCHEDULER_BEAN_NAME = "rateLimitShapingScheduler";
+
+	/** Name of the registration of the filter that decides the rules marked {@code before-security}. */
+	public static final String FILTER_BEAN_NAME = "rateLimitFilter";
+
+	/**
+	 * Order of the filter that decides the rules marked {@code before-security}: just before Spring Security's
+	 * filter chain, at its default order.
+	 */
+	public static final int FILTER_ORDER = SecurityFilterProperties.DEFAULT_FILTER_ORDER - 10;
 
 	@Bean(name = SHAPING_SCHEDULER_BEAN_NAME, defaultCandidate = false, destroyMethod = "shutdownNow")
 	@ConditionalOnMissingBean(name = SHAPING_SCHEDULER_BEAN_NAME)
@@ -112,13 +124,31 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitInterceptor rateLimitInterceptor(LimitCatalog catalog, RateLimitStore store,
-			RateLimitExceededHandler exceededHandler, ObjectProvider<RateLimitMetrics> metrics,
-			RateLimitProperties properties, HeldRequests heldRequests,
+	RequestDecisions rateLimitRequestDecisions(RateLimitStore store, RateLimitExceededHandler exceededHandler,
+			ObjectProvider<RateLimitMetrics> metrics, RateLimitProperties properties, HeldRequests heldRequests,
 			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters, TimeSource timeSource) {
-		return new RateLimitInterceptor(catalog, store, exceededHandler,
-				metrics.getIfAvailable(() -> RateLimitMetrics.NONE), properties.getHeaders().isLegacy(),
-				heldRequests, handlerAdapters, new UnresolvedKeys(timeSource));
+		return new RequestDecisions(store, exceededHandler, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
+				properties.getHeaders().isLegacy(), heldRequests, handlerAdapters, new UnresolvedKeys(timeSource));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitInterceptor rateLimitInterceptor(LimitCatalog catalog, RequestDecisions decisions) {
+		return new RateLimitInterceptor(catalog, decisions);
+	}
+
+	/**
+	 * The filter of the rules decided before Spring Security, ordered just before its filter chain, for every
+	 * dispatch type that the chain sees first.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(name = FILTER_BEAN_NAME)
+	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(LimitCatalog catalog, RequestDecisions decisions) {
+		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
+				new RateLimitFilter(catalog, decisions));
+		registration.setName(FILTER_BEAN_NAME);
+		registration.setOrder(FILTER_ORDER);
+		return registration;
 	}
 
 	/** The number of held requests as a gauge, for a Micrometer registry. */

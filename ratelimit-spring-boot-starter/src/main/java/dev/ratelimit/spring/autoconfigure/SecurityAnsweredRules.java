@@ -18,9 +18,9 @@ import org.springframework.security.web.authentication.ui.DefaultLoginPageGenera
 import org.springframework.security.web.authentication.ui.DefaultLogoutPageGeneratingFilter;
 
 /**
- * Finds the rules aimed at a path that Spring Security's own filters answer, such as {@code /login}: the
- * interceptor runs after every servlet filter, so such a rule is listed as active and never applies. Only loaded
- * when Spring Security is on the classpath.
+ * Finds the rules decided after Spring Security that are aimed at a path that Spring Security's own filters
+ * answer, such as {@code /login}: the interceptor runs after every servlet filter, so such a rule is listed as
+ * active and never applies. Only loaded when Spring Security is on the classpath.
  */
 final class SecurityAnsweredRules {
 
@@ -54,8 +54,9 @@ final class SecurityAnsweredRules {
 			answered.forEach((path, filter) -> {
 				if (rule.pattern().matches(PathContainer.parsePath(path))) {
 					warnings.add(rule.property() + " (" + rule.pattern() + ") never applies to " + path
-							+ ": Spring Security's " + filter + " answers it before Spring MVC, where rate limits are "
-							+ "decided. Limit it with a servlet filter ordered before Spring Security's instead.");
+							+ ": Spring Security's " + filter + " answers it before Spring MVC, where this rule is "
+							+ "decided. Set " + rule.property() + ".before-security=true to decide it before Spring "
+							+ "Security's filter chain.");
 				}
 			});
 		}
