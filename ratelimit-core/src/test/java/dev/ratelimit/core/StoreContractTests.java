@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
@@ -34,6 +35,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 public abstract class StoreContractTests {
 
 	private static final Duration TEN_SECONDS = Duration.ofSeconds(10);
+
+	/** Concurrent attempts on one key of a policy that counts only failures. */
+	private static final int ATTEMPTS = 64;
 
 	private ExecutorService threads;
 
@@ -499,6 +503,77 @@ public abstract class StoreContractTests {
 				int taken = kept + (after.allowed() ? 1 : 0);
 				assertThat(kept).as("kept in repetition %d", repetition).isLessThanOrEqualTo(10);
 				assertThat(after.remaining() + taken).as("remaining in repetition %d", repetition).isEqualTo(10);
+			}
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void countsExactlyTheLimitOfConcurrentAttemptsThatAllFail(Algorithm algorithm) throws Exception {
+			List<KeyedPolicy> limits = List.of(new KeyedPolicy("login", countingPolicy(algorithm)));
+			for (int repetition = 0; repetition < concurrencyRepetitions() / 10; repetition++) {
+				RateLimitStore store = createStore(new ManualTimeSource(Duration.ofSeconds(repetition).toNanos()));
+				int counted = attempt(store, limits, (thread) -> true);
+				assertThat(counted).as("counted in repetition %d", repetition).isEqualTo(5);
+				assertThat(store.decideAll(limits).get(0).allowed()).isFalse();
+			}
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void countsExactlyTheFailuresAmongConcurrentSuccesses(Algorithm algorithm) throws Exception {
+			List<KeyedPolicy> limits = List.of(new KeyedPolicy("login", countingPolicy(algorithm)));
+			for (int repetition = 0; repetition < concurrencyRepetitions() / 10; repetition++) {
+				RateLimitStore store = createStore(new ManualTimeSource(Duration.ofSeconds(repetition).toNanos()));
+				// one attempt in sixteen fails: 4 of the 64, fewer than the limit
+				int counted = attempt(store, limits, (thread) -> thread % 16 == 0);
+				assertThat(counted).as("counted in repetition %d", repetition).isBetween(0, 4);
+				int left = 0;
+				while (store.decideAll(limits).get(0).allowed()) {
+					left++;
+				}
+				assertThat(left).as("permits left in repetition %d", repetition).isEqualTo(5 - counted);
+			}
+		}
+
+		/** Limit 5; the leaky bucket admits its queue plus the request in service, so a queue of 4 makes 5. */
+		private static RateLimitPolicy countingPolicy(Algorithm algorithm) {
+			return (algorithm == Algorithm.LEAKY_BUCKET) ? policy(algorithm, 5).withBurst(4) : policy(algorithm, 5);
+		}
+
+		/**
+		 * Releases {@value #ATTEMPTS} threads at once, each with one attempt; an attempt that gets in and fails
+		 * keeps its permits, as a counted response does, one that succeeds gives them back. Returns how many
+		 * failed attempts got in, hence were counted.
+		 */
+		private int attempt(RateLimitStore store, List<KeyedPolicy> limits, IntPredicate fails) throws Exception {
+			ExecutorService threads = Executors.newFixedThreadPool(ATTEMPTS);
+			try {
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<Integer>> results = new ArrayList<>();
+				for (int thread = 0; thread < ATTEMPTS; thread++) {
+					boolean failing = fails.test(thread);
+					results.add(threads.submit(() -> {
+						start.await();
+						List<Decision> decisions = store.decideAll(limits);
+						if (!decisions.get(0).allowed()) {
+							return 0;
+						}
+						if (failing) {
+							return 1;
+						}
+						store.giveBack(limits, decisions);
+						return 0;
+					}));
+				}
+				start.countDown();
+				int counted = 0;
+				for (Future<Integer> result : results) {
+					counted += result.get(60, TimeUnit.SECONDS);
+				}
+				return counted;
+			}
+			finally {
+				threads.shutdownNow();
 			}
 		}
 

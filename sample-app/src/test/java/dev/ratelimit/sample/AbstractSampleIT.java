@@ -1,9 +1,11 @@
 package dev.ratelimit.sample;
 
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -286,6 +288,45 @@ abstract class AbstractSampleIT {
 	}
 
 	@Test
+	void refusesEvenTheRightPasswordAfterFiveWrongOnesUntilTheWindowPasses() {
+		LoopbackClient guesser = new LoopbackClient("127.0.0.2", this.port);
+		LoopbackClient neighbour = new LoopbackClient("127.0.0.3", this.port);
+		for (int i = 0; i < 5; i++) {
+			LoopbackClient.Response wrong = guesser.get("/demo/user", basic("alice", "guess-" + i));
+			assertThat(wrong.status()).as("wrong password %d", i + 1).isEqualTo(401);
+			assertThat(wrong.header("RateLimit")).isNull();
+			this.time.advance(Duration.ofSeconds(1));
+		}
+		LoopbackClient.Response refused = guesser.get("/demo/user", basic("alice", "alice-password"));
+		assertThat(refused.status()).isEqualTo(429);
+		assertThat(refused.header("Content-Type")).startsWith(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+		assertThat(refused.header("RateLimit-Policy")).isEqualTo("\"failed-logins\";q=5;w=60");
+		assertThat(refused.header("RateLimit")).isEqualTo("\"failed-logins\";r=0;t=59");
+		assertThat(refused.header("Retry-After")).isEqualTo("55");
+		LoopbackClient.Response elsewhere = neighbour.get("/demo/user", basic("alice", "alice-password"));
+		assertThat(elsewhere.status()).isEqualTo(200);
+		assertThat(elsewhere.body()).isEqualTo("hello alice\n");
+		this.time.advance(Duration.ofSeconds(55));
+		LoopbackClient.Response again = guesser.get("/demo/user", basic("alice", "alice-password"));
+		assertThat(again.status()).isEqualTo(200);
+		assertThat(again.body()).isEqualTo("hello alice\n");
+	}
+
+	@Test
+	void neverCountsSuccessfulLoginsTowardsTheFailedLoginLimit() {
+		LoopbackClient client = new LoopbackClient("127.0.0.4", this.port);
+		for (int i = 0; i < 8; i++) {
+			assertThat(client.get("/demo/user", basic("bob", "bob-password")).status()).as("login %d", i + 1)
+				.isEqualTo(200);
+		}
+		for (int i = 0; i < 5; i++) {
+			assertThat(client.get("/demo/user", basic("bob", "wrong")).status()).as("wrong password %d", i + 1)
+				.isEqualTo(401);
+		}
+		assertThat(client.get("/demo/user", basic("bob", "bob-password")).status()).isEqualTo(429);
+	}
+
+	@Test
 	void limitsAnEndpointDeclaredOnlyInApplicationYml() {
 		for (int i = 0; i < 3; i++) {
 			get("/demo/yaml-only").expectStatus()
@@ -364,6 +405,11 @@ abstract class AbstractSampleIT {
 
 	private RestTestClient.ResponseSpec get(String path, String user, String password) {
 		return this.client.get().uri(path).headers((headers) -> headers.setBasicAuth(user, password)).exchange();
+	}
+
+	private static String[] basic(String user, String password) {
+		return new String[] { "Authorization", "Basic " + Base64.getEncoder()
+			.encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)) };
 	}
 
 	private static long seconds(long nanos) {

@@ -59,6 +59,21 @@ class FailureLogTests {
 	}
 
 	@Test
+	void countsTheFailedGiveBacksInOneLineEveryTenSeconds() {
+		for (int i = 0; i < 1_000; i++) {
+			this.log.giveBackFailed(new TimeoutException("late"));
+		}
+		this.clock.advance(Duration.ofSeconds(10));
+		this.log.giveBackFailed(new TimeoutException("later"));
+		assertThat(this.logger.lines).extracting((line) -> line.message)
+			.containsExactly(
+					"Redis did not take back the permits of 1 request since the last report; they stay taken until "
+							+ "their limits free them. Last failure: java.util.concurrent.TimeoutException: late",
+					"Redis did not take back the permits of 1000 requests since the last report; they stay taken "
+							+ "until their limits free them. Last failure: java.util.concurrent.TimeoutException: later");
+	}
+
+	@Test
 	void saysNothingOfARecoveryFromAnOutageItNeverReported() {
 		this.log.recovered();
 		assertThat(this.logger.lines).isEmpty();

@@ -103,6 +103,20 @@ class IneffectiveDeclarationTests {
 	}
 
 	@Test
+	void staysQuietAboutALoginRuleDecidedBeforeSpringSecurity(CapturedOutput output) {
+		this.runner.withUserConfiguration(FormLogin.class)
+			.withPropertyValues("ratelimit.rules[0].path=/login", "ratelimit.rules[0].limit=5",
+					"ratelimit.rules[0].window=1m", "ratelimit.rules[0].before-security=true",
+					"ratelimit.rules[1].path=/logout", "ratelimit.rules[1].limit=5", "ratelimit.rules[1].window=1m")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).doesNotContain("ratelimit.rules[0]")
+					.contains("ratelimit.rules[1] (/logout) never applies to /logout",
+							"Set ratelimit.rules[1].before-security=true to decide it before Spring Security's filter chain.");
+			});
+	}
+
+	@Test
 	void staysQuietAboutLoginWithoutAFilterAnsweringIt(CapturedOutput output) {
 		this.runner.withUserConfiguration(OrderController.class)
 			.withPropertyValues("ratelimit.rules[0].path=/login", "ratelimit.rules[0].limit=5",

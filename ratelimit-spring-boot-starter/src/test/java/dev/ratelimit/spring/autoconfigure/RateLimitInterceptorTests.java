@@ -9,7 +9,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.testing.LogRecorder;
@@ -404,6 +408,38 @@ class RateLimitInterceptorTests {
 					.count()).isEqualTo(1);
 				assertThat(registry.get("ratelimit.decision.latency").tags("store", "redis").timer().count())
 					.isEqualTo(1);
+			});
+	}
+
+	@Test
+	void logsAndCountsAGiveBackThatRedisDidNotCarryOut() throws IOException {
+		int closedPort;
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			closedPort = socket.getLocalPort();
+		}
+		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+			.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+			.withPropertyValues("ratelimit.store=redis", "spring.data.redis.host=127.0.0.1",
+					"spring.data.redis.port=" + closedPort)
+			.run((context) -> {
+				RateLimitStore store = context.getBean(RateLimitStore.class);
+				RateLimitPolicy policy = RateLimitPolicy.of("logins", Algorithm.GCRA, 5, Duration.ofMinutes(1));
+				// a decision that Redis took, as far as the store can tell
+				Decision taken = new Decision(true, 5, 4, 0, 12_000_000_000L, 0, 1_000_000);
+				try (LogRecorder log = LogRecorder.record(RedisRateLimitStore.class.getName())) {
+					for (int i = 0; i < 3; i++) {
+						store.giveBack(List.of(new KeyedPolicy("client", policy)), List.of(taken));
+					}
+					await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(log.lines()).isEqualTo(1));
+					assertThat(log.messages()).singleElement()
+						.asString()
+						.startsWith("Redis did not take back the permits of 1 request since the last report");
+				}
+				assertThat(context.getBean(MeterRegistry.class)
+					.get("ratelimit.decisions")
+					.tags("policy", "logins", "outcome", "give_back_failure")
+					.counter()
+					.count()).isEqualTo(3);
 			});
 	}
 

@@ -330,6 +330,35 @@ class StartupFailureTests {
 		});
 	}
 
+	@Test
+	void rejectsACountedStatusThatIsNoHttpStatus() {
+		assertRuleFailure("Invalid ratelimit.rules[0].count-status: 42 is not an HTTP status, from 100 to 599.",
+				"ratelimit.rules[0].path=/login", "ratelimit.rules[0].limit=5", "ratelimit.rules[0].window=1m",
+				"ratelimit.rules[0].count-status=401,42");
+	}
+
+	@Test
+	void rejectsACountedStatusOfAnOverrideThatIsNoHttpStatus() {
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.policies.valid.count-status=1000")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure())).hasMessage("Invalid @RateLimited on "
+					+ Valid.class.getName()
+					+ ".get() with ratelimit.policies.valid count-status: 1000 is not an HTTP status, from 100 to 599."));
+	}
+
+	@Test
+	void rejectsTheUserKeyBeforeSpringSecurity() {
+		assertRuleFailure("Invalid ratelimit.rules[0].key: 'user' is never known to a rule with before-security",
+				"ratelimit.rules[0].path=/login", "ratelimit.rules[0].limit=5", "ratelimit.rules[0].window=1m",
+				"ratelimit.rules[0].before-security=true", "ratelimit.rules[0].key=user");
+	}
+
+	@Test
+	void rejectsStackedLimitsCountingDifferentStatuses() {
+		assertFailure(MixedCounting.class, "@RateLimited on " + MixedCounting.class.getName()
+				+ ".get() stacks limits that count different outcomes, responses [401] (");
+	}
+
 	private void assertFailure(Class<?> controller, String message) {
 		this.runner.withUserConfiguration(controller)
 			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
@@ -360,6 +389,17 @@ class StartupFailureTests {
 			messages.append(cause.getMessage()).append('\n');
 		}
 		return messages.toString();
+	}
+
+	@RestController
+	static class MixedCounting {
+
+		@GetMapping("/mixed")
+		@RateLimited(limit = 5, window = "1m", countStatus = 401)
+		@RateLimited(limit = 50, window = "1h")
+		void get() {
+		}
+
 	}
 
 	@RestController
