@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -101,7 +103,9 @@ class HttpMethodsServerIT {
 	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
+	// Spring Security is on the test classpath for BeforeSecurityServerIT; it would secure every endpoint here
+	@EnableAutoConfiguration(
+			exclude = { ServletWebSecurityAutoConfiguration.class, UserDetailsServiceAutoConfiguration.class })
 	@Import(MethodsController.class)
 	static class App {
 

@@ -25,6 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
@@ -297,7 +299,9 @@ class ShapingServerIT {
 	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
+	// Spring Security is on the test classpath for BeforeSecurityServerIT; it would secure every endpoint here
+	@EnableAutoConfiguration(
+			exclude = { ServletWebSecurityAutoConfiguration.class, UserDetailsServiceAutoConfiguration.class })
 	@Import(ShapingController.class)
 	static class App {
 
