@@ -1,5 +1,8 @@
 package dev.ratelimit.sample;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+
 import org.junit.jupiter.api.Test;
 
 import org.springframework.test.context.TestPropertySource;
@@ -23,6 +26,22 @@ abstract class AbstractTrustedProxyIT extends AbstractForwardedHeadersIT {
 		assertThat(proxy.get("/demo/gcra", "Forwarded", "for=198.51.100.1").status()).isEqualTo(429);
 		assertThat(proxy.get("/demo/gcra", "X-Forwarded-For", "198.51.100.2").status()).isEqualTo(200);
 		assertThat(proxy.get("/demo/gcra", "Forwarded", "for=\"[2001:db8:1:2::1]:4711\"").status()).isEqualTo(200);
+	}
+
+	@Test
+	void countsTheFailedLoginsOfEachClientThatTheTrustedProxyForwardsOnItsOwn() {
+		LoopbackClient proxy = new LoopbackClient("127.0.0.3", this.port);
+		String wrong = "Basic " + Base64.getEncoder().encodeToString("alice:wrong".getBytes(StandardCharsets.UTF_8));
+		String right = "Basic "
+				+ Base64.getEncoder().encodeToString("alice:alice-password".getBytes(StandardCharsets.UTF_8));
+		for (int i = 0; i < 5; i++) {
+			assertThat(proxy.get("/demo/user", "X-Forwarded-For", "6.6.6.6, 198.51.100.7", "Authorization", wrong)
+				.status()).isEqualTo(401);
+		}
+		assertThat(proxy.get("/demo/user", "X-Forwarded-For", "198.51.100.7", "Authorization", right).status())
+			.isEqualTo(429);
+		assertThat(proxy.get("/demo/user", "X-Forwarded-For", "198.51.100.8", "Authorization", right).status())
+			.isEqualTo(200);
 	}
 
 	@Test
