@@ -92,7 +92,8 @@ final class LimitCatalog implements SmartInitializingSingleton {
 		StrayDeclarations.check(this.beanFactory, handlerMethods);
 		List<PathRule> compiled = this.definitions.rules();
 		for (PathRule rule : compiled) {
-			active.put(rule.limits(), Set.of(route(rule.methods(), rule.pattern().getPatternString())));
+			active.put(rule.limits(), Set.of(route(rule.methods(), rule.pattern().getPatternString())
+					+ (rule.beforeSecurity() ? " before Spring Security" : "")));
 		}
 		List<PathRule> afterSecurity = compiled.stream().filter((rule) -> !rule.beforeSecurity()).toList();
 		if (SPRING_SECURITY_PRESENT) {
@@ -137,7 +138,8 @@ final class LimitCatalog implements SmartInitializingSingleton {
 			}
 			for (int i = 0; i < limits.policies().size(); i++) {
 				RateLimitPolicy policy = limits.policies().get(i);
-				lines.put(policy.name(), "Rate limit '" + policy.name() + "': " + describe(policy) + " by "
+				lines.put(policy.name(), "Rate limit '" + policy.name() + "': " + describe(policy)
+						+ (limits.counted().all() ? "" : " counting " + limits.counted()) + " by "
 						+ limits.keySpecs().get(i) + " on " + shown + "; from " + limits.origins().get(i));
 				if (routes.size() > ROUTES_AT_INFO) {
 					allRoutes.add("Rate limit '" + policy.name() + "' limits " + String.join(", ", routes));

@@ -50,7 +50,9 @@ class StartupReportTests {
 		this.runner
 			.withPropertyValues("ratelimit.policies.LimitedController.gcra.limit=3", "ratelimit.rules[0].path=/api/**",
 					"ratelimit.rules[0].methods=GET,POST", "ratelimit.rules[0].limit=2",
-					"ratelimit.rules[0].window=1m", "ratelimit.rules[0].key=header:X-Key")
+					"ratelimit.rules[0].window=1m", "ratelimit.rules[0].key=header:X-Key",
+					"ratelimit.rules[1].path=/login", "ratelimit.rules[1].limit=5", "ratelimit.rules[1].window=1m",
+					"ratelimit.rules[1].before-security=true", "ratelimit.rules[1].count-status=401,403")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(output).contains("Rate limiting with InMemoryRateLimitStore: ")
@@ -60,6 +62,8 @@ class StartupReportTests {
 							+ "LimitedController.gcra.limit\" from property source \"test\")")
 					.contains("Rate limit 'rule-0': GCRA 2/PT1M by header:X-Key on GET,POST,HEAD /api/**; from "
 							+ "ratelimit.rules[0]")
+					.contains("Rate limit 'rule-1': GCRA 5/PT1M counting responses [401, 403] by ip on * /login "
+							+ "before Spring Security; from ratelimit.rules[1]")
 					.containsPattern("Rate limit 'ClassLevelController': GCRA \\S+ by ip on GET,HEAD /class/a, "
 							+ "GET,HEAD /class/b; from @RateLimited on class "
 							+ TestControllers.ClassLevelController.class.getName().replace("$", "\\$"));
