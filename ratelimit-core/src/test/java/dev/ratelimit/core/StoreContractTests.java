@@ -3,6 +3,7 @@ package dev.ratelimit.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -173,6 +174,104 @@ public abstract class StoreContractTests {
 			}
 			assertThat(allowed).as("allowed in repetition %d", repetition).isEqualTo(10);
 		}
+	}
+
+	@Nested
+	class CostPerRequest {
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void takesARequestOfSomeCostFromTheSameQuotaAsRequestsOfAnother(Algorithm algorithm) {
+			RateLimitPolicy policy = tenPermits(algorithm);
+			RateLimitStore single = createStore(new ManualTimeSource());
+			for (int i = 0; i < 4; i++) {
+				single.limiter(policy).decide("k");
+			}
+			RateLimitStore batched = createStore(new ManualTimeSource());
+			Decision batch = batched.limiter(policy.withCost(4)).decide("k");
+			assertThat(batch.allowed()).isTrue();
+			int afterSingles = countAllowed(single.limiter(policy), "k");
+			int afterBatch = countAllowed(batched.limiter(policy), "k");
+			assertThat(afterBatch).isEqualTo(afterSingles).isLessThan(countAllowed(
+					createStore(new ManualTimeSource()).limiter(policy), "k") - 3);
+			assertThat(batched.limiter(policy.withCost(2)).decide("k").allowed()).isFalse();
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void leavesASmallerCostThatFitsAllowedAfterALargerOneWasDenied(Algorithm algorithm) {
+			RateLimitPolicy policy = tenPermits(algorithm);
+			RateLimitStore store = createStore(new ManualTimeSource());
+			long left = store.limiter(policy.withCost(3)).decide("k").remaining();
+			// denied with one permit fewer than its cost left: the kind of denial a store may keep and repeat
+			Decision large = store.limiter(policy.withCost(left + 1)).decide("k");
+			assertThat(large.allowed()).isFalse();
+			assertThat(large.remaining()).isEqualTo(left);
+			assertThat(store.limiter(policy.withCost(1)).decide("k").allowed()).isTrue();
+			assertThat(store.limiter(policy.withCost(left + 1)).decide("k").allowed()).isFalse();
+			assertThat(store.limiter(policy.withCost(left - 1)).decide("k").allowed()).isTrue();
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void decidesAStackWhoseCostsDifferOverEachPolicysOneQuota(Algorithm algorithm) {
+			RateLimitPolicy policy = tenPermits(algorithm);
+			RateLimitStore store = createStore(new ManualTimeSource());
+			RateLimitPolicy ceiling = new RateLimitPolicy("ceiling", algorithm, policy.limit(), policy.window(),
+					policy.burst(), 1, 0);
+			assertThat(store.decideAll(List.of(new KeyedPolicy("k", policy.withCost(9)),
+					new KeyedPolicy("all", ceiling.withCost(9))))).allMatch(Decision::allowed);
+			assertThat(store.limiter(ceiling.withCost(2)).decide("all").allowed()).isFalse();
+			assertThat(store.limiter(policy.withCost(2)).decide("k").allowed()).isFalse();
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void neverAdmitsMorePermitsThanTheCapacityToConcurrentRequestsOfMixedCosts(Algorithm algorithm)
+				throws Exception {
+			RateLimitPolicy policy = tenPermits(algorithm);
+			for (int repetition = 0; repetition < concurrencyRepetitions() / 10; repetition++) {
+				RateLimitStore store = createStore(new ManualTimeSource(Duration.ofSeconds(repetition).toNanos()));
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<Integer>> results = new ArrayList<>();
+				for (int thread = 0; thread < 50; thread++) {
+					long cost = 1 + thread % 3;
+					results.add(CostPerRequest.this.submit(() -> {
+						start.await();
+						int permits = 0;
+						for (int request = 0; request < 4; request++) {
+							permits += store.limiter(policy.withCost(cost)).tryAcquire("hot") ? (int) cost : 0;
+						}
+						return permits;
+					}));
+				}
+				start.countDown();
+				int permits = 0;
+				for (Future<Integer> result : results) {
+					permits += result.get(30, TimeUnit.SECONDS);
+				}
+				// every cost fits what any other leaves, down to the last two permits
+				assertThat(permits).as("permits taken in repetition %d", repetition).isBetween(8, 10);
+			}
+		}
+
+		/** Ten permits at once, the leaky bucket's queue of 9 and the request in service included. */
+		private static RateLimitPolicy tenPermits(Algorithm algorithm) {
+			return (algorithm == Algorithm.LEAKY_BUCKET) ? policy(algorithm, 10).withBurst(9) : policy(algorithm, 10);
+		}
+
+		private Future<Integer> submit(Callable<Integer> task) {
+			return StoreContractTests.this.threads.submit(task);
+		}
+
+		private static int countAllowed(RateLimiter limiter, String key) {
+			int allowed = 0;
+			while (allowed < 100 && limiter.decide(key).allowed()) {
+				allowed++;
+			}
+			return allowed;
+		}
+
 	}
 
 	@Nested

@@ -35,7 +35,7 @@ final class HeldStates {
 		this.first = new int[tables.length];
 		this.holdOrder = new Integer[tables.length];
 		Arrays.setAll(this.holdOrder, (i) -> i);
-		Arrays.sort(this.holdOrder, Comparator.<Integer>comparingInt((i) -> tables[i].id).thenComparing((i) -> keys[i]));
+		Arrays.sort(this.holdOrder, Comparator.<Integer>comparingInt((i) -> tables[i].keys.id).thenComparing((i) -> keys[i]));
 	}
 
 	/**
@@ -45,7 +45,7 @@ final class HeldStates {
 	 */
 	long hold(InMemoryRateLimitStore store) {
 		for (int i = 0; i < this.states.length; i++) {
-			this.states[i] = this.tables[i].state(this.keys[i]);
+			this.states[i] = this.tables[i].keys.state(this.keys[i]);
 			this.first[i] = i;
 			for (int j = 0; j < i; j++) {
 				if (this.states[j] == this.states[i]) {
@@ -69,7 +69,7 @@ final class HeldStates {
 		for (int i = 0; i < this.states.length; i++) {
 			if (this.first[i] == i && this.states[i].needsRebase(this.tables[i].rules, now)) {
 				release();
-				this.tables[i].rebase(this.keys[i], this.states[i]);
+				this.tables[i].keys.rebase(this.keys[i], this.states[i]);
 				return KeyState.RETIRED;
 			}
 		}

@@ -36,6 +36,9 @@ import dev.ratelimit.core.TimeSource;
  * keep their exact quota and other policies keep their room, so a flood of made-up keys under one policy
  * cannot reset anyone's limit; it can only crowd that policy's newcomers into its shared quota. The store
  * holds at most {@code maxKeys} states per policy it has been asked about.
+ * <p>
+ * A policy's states are shared by every cost per request: a key has one quota, whatever each of its requests
+ * costs, and two policies that differ only in their cost decide over the same states.
  */
 public final class InMemoryRateLimitStore implements RateLimitStore {
 
@@ -45,6 +48,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	final int maxKeys;
 
+	/** How many costs of one policy, besides its least, keep a table of their own rather than one per request. */
+	static final int MAX_COSTS = 64;
+
+	/** The states of each policy, by the policy at a cost of one permit. */
+	private final ConcurrentHashMap<RateLimitPolicy, KeyTable> keyTables = new ConcurrentHashMap<>();
+
+	/** The tables asked for, by policy and cost, so that a declared cost is looked up without allocating. */
 	private final ConcurrentHashMap<RateLimitPolicy, PolicyTable> tables = new ConcurrentHashMap<>();
 
 	private final AtomicInteger tableIds = new AtomicInteger();
@@ -130,7 +140,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	 */
 	public int size() {
 		int size = 0;
-		for (PolicyTable table : this.tables.values()) {
+		for (KeyTable table : this.keyTables.values()) {
 			size += table.size();
 		}
 		return size;
@@ -147,7 +157,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	/** Forgets, at {@code now}, every key of every policy idle since {@code since}. */
 	void sweep(long now, long since) {
-		for (PolicyTable table : this.tables.values()) {
+		for (KeyTable table : this.keyTables.values()) {
 			table.sweep(now, since);
 		}
 	}
@@ -183,11 +193,23 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		return decisions;
 	}
 
+	/**
+	 * Returns the table of {@code policy} at its cost, over the states that every cost of the policy shares. The
+	 * first {@link #MAX_COSTS} costs of a policy are kept; a request of any further cost gets a table of its own,
+	 * so that costs computed per request cannot grow the store.
+	 */
 	private PolicyTable table(RateLimitPolicy policy) {
 		PolicyTable table = this.tables.get(policy);
-		return (table != null) ? table
-				: this.tables.computeIfAbsent(Objects.requireNonNull(policy, "policy must not be null"),
-						(p) -> new PolicyTable(this, p, this.tableIds.incrementAndGet()));
+		if (table != null) {
+			return table;
+		}
+		Objects.requireNonNull(policy, "policy must not be null");
+		KeyTable keys = this.keyTables.computeIfAbsent((policy.cost() == 1) ? policy : policy.withCost(1),
+				(p) -> new KeyTable(this, p, this.tableIds.incrementAndGet()));
+		if (policy.cost() != 1 && keys.costs.getAndUpdate((n) -> Math.min(n + 1, MAX_COSTS)) == MAX_COSTS) {
+			return new PolicyTable(keys, policy);
+		}
+		return this.tables.computeIfAbsent(policy, (p) -> new PolicyTable(keys, p));
 	}
 
 	long now() {

@@ -34,7 +34,8 @@ final class Rules {
 
 	/**
 	 * How long after its base an arrival state's word, in ticks, still fits in 62 bits with the farthest
-	 * instant a decision stores ahead of now.
+	 * instant a decision of any cost, up to the capacity, stores ahead of now: the same for every cost of a
+	 * policy, whose states they share.
 	 */
 	final long arrivalSpan;
 
@@ -56,7 +57,7 @@ final class Rules {
 		long gcd = BigInteger.valueOf(this.window).gcd(BigInteger.valueOf(this.limit)).longValue();
 		this.scale = this.limit / gcd;
 		this.interval = this.window / gcd;
-		long farthest = 2 * (this.burst + this.cost + 1) * this.interval;
+		long farthest = 2 * (this.burst + policy.capacity() + 1) * this.interval;
 		this.arrivalSpan = (WORD_RANGE - farthest) / this.scale;
 		this.countBits = Long.SIZE - Long.numberOfLeadingZeros(this.limit);
 		this.countMask = (1L << this.countBits) - 1;

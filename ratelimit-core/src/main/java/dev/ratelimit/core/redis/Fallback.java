@@ -26,6 +26,9 @@ final class Fallback {
 
 	private final IntSupplier instances;
 
+	/** At most this many policies, costs apart, keep their share, so that costs computed per request cannot grow it. */
+	private static final int MAX_SHARES = 1024;
+
 	/** Each policy's share for the fleet size it was last computed for. */
 	private final ConcurrentHashMap<RateLimitPolicy, Share> shares = new ConcurrentHashMap<>();
 
@@ -72,27 +75,32 @@ final class Fallback {
 		Share share = this.shares.get(policy);
 		if (share == null || share.instances != instances) {
 			share = new Share(instances, share(policy, (long) instances));
-			this.shares.put(policy, share);
+			if (this.shares.size() < MAX_SHARES) {
+				this.shares.put(policy, share);
+			}
 		}
 		return share.policy;
 	}
 
 	/**
-	 * One instance's share of a policy: the limit and the burst divided by the fleet size, rounded up, and never
-	 * below the cost of one request.
+	 * One instance's share of a policy: the limit and the burst divided by the fleet size, rounded up. The share
+	 * depends on the policy's cost only for that cost itself, so that every cost of a policy decides over the
+	 * same local states; a cost above the share's capacity takes the whole capacity, so that the request can
+	 * still pass once per window, as it could in Redis.
 	 */
 	static RateLimitPolicy share(RateLimitPolicy policy, long instances) {
 		if (instances <= 1) {
 			return policy;
 		}
-		long limit = Math.max(ceilDiv(policy.limit(), instances), policy.cost());
+		long limit = ceilDiv(policy.limit(), instances);
 		long burst = switch (policy.algorithm()) {
-			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> Math.max(ceilDiv(policy.burst(), instances), policy.cost());
+			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> ceilDiv(policy.burst(), instances);
 			case FIXED_WINDOW, SLIDING_LOG, SLIDING_WINDOW_COUNTER -> limit;
 		};
 		try {
-			return new RateLimitPolicy(policy.name(), policy.algorithm(), limit, policy.window(), burst,
-					policy.cost(), Math.min(policy.delayAfter(), burst));
+			RateLimitPolicy share = new RateLimitPolicy(policy.name(), policy.algorithm(), limit, policy.window(),
+					burst, 1, Math.min(policy.delayAfter(), burst));
+			return share.withCost(Math.min(policy.cost(), share.capacity()));
 		}
 		catch (IllegalArgumentException ex) {
 			// a share that cannot be computed exactly: enforce the whole limit rather than none

@@ -74,6 +74,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private static final long CLOSE_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
+	/** How many policies, each cost counted apart, keep their limiter. */
+	private static final int MAX_LIMITERS = 1024;
+
 	private final ScriptCaller caller;
 
 	private final DecisionCalls calls;
@@ -151,8 +154,14 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	@Override
 	public RateLimiter limiter(RateLimitPolicy policy) {
 		RedisLimiter limiter = this.limiters.get(policy);
-		return (limiter != null) ? limiter : this.limiters.computeIfAbsent(
-				Objects.requireNonNull(policy, "policy must not be null"), (p) -> new RedisLimiter(this, p));
+		if (limiter != null) {
+			return limiter;
+		}
+		Objects.requireNonNull(policy, "policy must not be null");
+		// costs computed per request would grow the cache without bound: beyond it, a limiter per request
+		return (this.limiters.size() < MAX_LIMITERS)
+				? this.limiters.computeIfAbsent(policy, (p) -> new RedisLimiter(this, p))
+				: new RedisLimiter(this, policy);
 	}
 
 	@Override

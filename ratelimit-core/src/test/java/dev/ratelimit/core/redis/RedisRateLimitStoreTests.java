@@ -566,6 +566,25 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void takesEveryCostOfAPolicyFromOneLocalShareWhileRedisFails() {
+		List<Boolean> up = new CopyOnWriteArrayList<>(List.of(true));
+		StubExecutor redis = new StubExecutor((call) -> up.get(0) ? reply(3, 1_764_000_000, 0)
+				: CompletableFuture.failedFuture(new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE,
+						"refused", null)));
+		ManualTimeSource clock = new ManualTimeSource(0);
+		RedisRateLimitStore store = builder(redis).timeSource(clock).build();
+		assertThat(store.warmUp(List.of())).isCompleted();
+		up.set(0, false);
+		RateLimitPolicy tenPerMinute = RateLimitPolicy.of("ten", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
+		// a share of 4: a request of 5 takes all of it, and leaves nothing to a request of 1
+		assertThat(store.limiter(tenPerMinute.withCost(5)).decide("k").allowed()).isTrue();
+		assertThat(store.limiter(tenPerMinute).decide("k").allowed()).isFalse();
+		assertThat(store.limiter(tenPerMinute.withCost(2)).decide("other").allowed()).isTrue();
+		assertThat(store.limiter(tenPerMinute).decide("other").allowed()).isTrue();
+		assertThat(store.limiter(tenPerMinute.withCost(2)).decide("other").allowed()).isFalse();
+	}
+
+	@Test
 	void dividesEveryLimitOfAPolicyByTheFleetRoundingUp() {
 		RateLimitPolicy bucket = RateLimitPolicy.of("b", Algorithm.TOKEN_BUCKET, 10, Duration.ofSeconds(10))
 			.withBurst(20)
@@ -577,7 +596,10 @@ class RedisRateLimitStoreTests {
 			assertThat(share.window()).isEqualTo(Duration.ofSeconds(10));
 		});
 		assertThat(Fallback.share(bucket, 1)).isSameAs(bucket);
-		assertThat(Fallback.share(bucket.withCost(8), 3).burst()).isEqualTo(8);
+		assertThat(Fallback.share(bucket.withCost(8), 3)).satisfies((share) -> {
+			assertThat(share.burst()).isEqualTo(7);
+			assertThat(share.cost()).isEqualTo(7);
+		});
 		RateLimitPolicy leaky = RateLimitPolicy.of("l", Algorithm.LEAKY_BUCKET, 10, Duration.ofSeconds(1))
 			.withBurst(9)
 			.withDelayAfter(9);
