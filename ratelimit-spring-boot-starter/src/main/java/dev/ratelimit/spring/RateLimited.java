@@ -80,10 +80,31 @@ public @interface RateLimited {
 	boolean noDelay() default false;
 
 	/**
-	 * Permits each request takes.
+	 * Permits each request takes, at most the capacity (the burst, or the limit of the window algorithms).
 	 * @return the cost
 	 */
 	long cost() default 1;
+
+	/**
+	 * A SpEL expression computing the permits each request takes, instead of a constant {@link #cost()}: over
+	 * the same variables as a {@code spel:} {@link #key() key}, such as {@code #size} for a
+	 * {@code @RequestParam int size}. It must give a whole number from 1 to the capacity: a request whose cost
+	 * is not a positive whole number, or is more than the capacity and so could never pass, is answered with
+	 * 400 and a problem body, and takes nothing. Every cost of a request takes from the same quota of its key.
+	 * Not together with a {@link #cost()} other than 1.
+	 * @return the expression, or empty for the constant cost
+	 */
+	String costExpression() default "";
+
+	/**
+	 * Limits per plan of the client, which replace this declaration's {@link #limit()}, {@link #window()} and
+	 * {@link #burst()} for the requests that the application's {@link PlanResolver} puts on that plan. A
+	 * request without a plan, or on a plan that no declaration of the endpoint knows, gets this declaration's
+	 * own values. Each plan's limits have a state of their own, named {@code <name>:<plan>} in headers and
+	 * metrics; more plans can be added, and these replaced, under {@code ratelimit.policies.<name>.plans}.
+	 * @return the plans
+	 */
+	Plan[] plans() default {};
 
 	/**
 	 * Who is limited:
@@ -122,6 +143,42 @@ public @interface RateLimited {
 	 * @return the counted statuses, or none for every response
 	 */
 	int[] countStatus() default {};
+
+	/**
+	 * The limits of one plan of a {@link RateLimited} declaration; the algorithm, key and cost stay the
+	 * declaration's.
+	 */
+	@Target({})
+	@Retention(RetentionPolicy.RUNTIME)
+	@Documented
+	@interface Plan {
+
+		/**
+		 * The plan, as the {@link PlanResolver} names it: letters, digits, {@code -} and {@code _}, matched
+		 * ignoring case and every character but letters and digits.
+		 * @return the plan's name
+		 */
+		String name();
+
+		/**
+		 * Permits per window on this plan, at least 1.
+		 * @return the limit
+		 */
+		long limit();
+
+		/**
+		 * The window on this plan; empty, the default, for the declaration's window.
+		 * @return the window
+		 */
+		String window() default "";
+
+		/**
+		 * The burst on this plan; 0, the default, for the plan's limit.
+		 * @return the burst
+		 */
+		long burst() default 0;
+
+	}
 
 	/**
 	 * Holds the stacked {@link RateLimited} declarations of one method or class.

@@ -278,6 +278,77 @@ abstract class AbstractSampleIT {
 	}
 
 	@Test
+	void limitsTheFreeKeyToItsPlansThreeRequests() {
+		LoopbackClient client = new LoopbackClient("127.0.0.2", this.port);
+		for (int i = 0; i < 3; i++) {
+			LoopbackClient.Response allowed = client.get("/demo/plan", "X-Api-Key", "free-key");
+			assertThat(allowed.status()).isEqualTo(200);
+			assertThat(allowed.header("RateLimit-Policy")).isEqualTo("\"plan:free\";q=3;w=10");
+		}
+		LoopbackClient.Response denied = client.get("/demo/plan", "X-Api-Key", "free-key");
+		assertThat(denied.status()).isEqualTo(429);
+		assertThat(denied.header("RateLimit-Policy")).isEqualTo("\"plan:free\";q=3;w=10");
+		assertThat(denied.body()).contains("3 per 10 seconds (policy 'plan:free')");
+	}
+
+	@Test
+	void limitsTheProKeyToItsPlansTenRequests() {
+		LoopbackClient client = new LoopbackClient("127.0.0.2", this.port);
+		for (int i = 0; i < 10; i++) {
+			LoopbackClient.Response allowed = client.get("/demo/plan", "X-Api-Key", "pro-key");
+			assertThat(allowed.status()).as("request %d", i + 1).isEqualTo(200);
+			assertThat(allowed.header("RateLimit-Policy")).isEqualTo("\"plan:pro\";q=10;w=10");
+		}
+		LoopbackClient.Response denied = client.get("/demo/plan", "X-Api-Key", "pro-key");
+		assertThat(denied.status()).isEqualTo(429);
+		assertThat(denied.header("RateLimit-Policy")).isEqualTo("\"plan:pro\";q=10;w=10");
+		assertThat(denied.body()).contains("10 per 10 seconds (policy 'plan:pro')");
+		assertThat(client.get("/demo/plan", "X-Api-Key", "free-key").status()).isEqualTo(200);
+	}
+
+	@Test
+	void putsEachAddressWithoutAKeyOnAFreeQuotaOfItsOwn() {
+		LoopbackClient first = new LoopbackClient("127.0.0.2", this.port);
+		LoopbackClient second = new LoopbackClient("127.0.0.3", this.port);
+		for (int i = 0; i < 3; i++) {
+			assertThat(first.get("/demo/plan").header("RateLimit-Policy")).isEqualTo("\"plan:free\";q=3;w=10");
+		}
+		assertThat(first.get("/demo/plan").status()).isEqualTo(429);
+		// one permit every 3.33 seconds: full again 4, 7 and 10 seconds after the first three requests
+		int[] full = { 4, 7, 10 };
+		for (int i = 0; i < 3; i++) {
+			LoopbackClient.Response allowed = second.get("/demo/plan");
+			assertThat(allowed.status()).isEqualTo(200);
+			assertThat(allowed.header("RateLimit")).isEqualTo("\"plan:free\";r=" + (2 - i) + ";t=" + full[i]);
+		}
+		assertThat(second.get("/demo/plan").status()).isEqualTo(429);
+	}
+
+	@Test
+	void takesTheBatchSizeFromOneQuotaAndRejectsSizesItCanNeverTake() {
+		get("/demo/batch?size=4").expectStatus().isOk().expectHeader().valueEquals("RateLimit", "\"batch\";r=6;t=4");
+		get("/demo/batch?size=6").expectStatus().isOk().expectHeader().valueEquals("RateLimit", "\"batch\";r=0;t=10");
+		get("/demo/batch?size=1").expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+		this.time.advance(Duration.ofSeconds(10));
+		get("/demo/batch?size=11").expectStatus()
+			.isBadRequest()
+			.expectHeader()
+			.doesNotExist("Retry-After")
+			.expectHeader()
+			.contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
+			.expectBody()
+			.json("""
+					{"type": "about:blank", "title": "Bad Request", "status": 400,
+					 "detail": "The cost of this request under policy 'batch' is 11, more than the 10 permits the policy can ever hold, so the request could never pass.",
+					 "policies": ["batch"]}
+					""");
+		get("/demo/batch?size=0").expectStatus().isBadRequest();
+		get("/demo/batch?size=two").expectStatus().isBadRequest();
+		// none of the bad requests took anything
+		get("/demo/batch?size=10").expectStatus().isOk();
+	}
+
+	@Test
 	void limitsEachUserOnTheirOwnAndAnonymousRequestsByAddress() {
 		for (int i = 0; i < 10; i++) {
 			get("/demo/user", "alice", "alice-password").expectStatus().isOk();

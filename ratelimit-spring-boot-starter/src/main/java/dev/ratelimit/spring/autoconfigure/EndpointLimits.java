@@ -1,8 +1,13 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 
 import dev.ratelimit.core.RateLimitPolicy;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The limits applying together to one endpoint, ready for the hot path: nothing is parsed or looked up per
@@ -17,15 +22,53 @@ import dev.ratelimit.core.RateLimitPolicy;
  * @param address the client address as the endpoint keys it, which a key falls back to
  * @param exemption when a request is exempt from the endpoint's limits
  * @param counted which outcomes of a request count against the limits
+ * @param plan the plan these limits are of, {@link #NO_PLAN} for the declarations' own
+ * @param plans the limits of the endpoint on each plan, null when its declarations have no plans or for the
+ * limits of one plan
+ * @param costs computes each policy's cost per request, in the order of the policies; null for a policy of a
+ * constant cost
  * @param policyHeader the value of the {@code RateLimit-Policy} response header
  */
 record EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, List<String> keySpecs,
-		List<KeySource> keys, AddressKey address, Exemption exemption, CountedOutcomes counted, String policyHeader) {
+		List<KeySource> keys, AddressKey address, Exemption exemption, CountedOutcomes counted, String plan,
+		@Nullable EndpointPlans plans, List<@Nullable RequestCost> costs, String policyHeader) {
+
+	/** The plan of the limits that requests without a plan get. */
+	static final String NO_PLAN = "default";
 
 	EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, List<String> keySpecs, List<KeySource> keys,
-			AddressKey address, Exemption exemption, CountedOutcomes counted) {
+			AddressKey address, Exemption exemption, CountedOutcomes counted, String plan,
+			@Nullable EndpointPlans plans, List<@Nullable RequestCost> costs) {
 		this(List.copyOf(policies), List.copyOf(origins), List.copyOf(keySpecs), List.copyOf(keys), address,
-				exemption, counted, RateLimitHeaders.policy(policies));
+				exemption, counted, plan, plans, Collections.unmodifiableList(new ArrayList<>(costs)),
+				RateLimitHeaders.policy(policies));
+	}
+
+	/** Returns the limits of the plan of {@code request}: these, unless the endpoint has plans. */
+	EndpointLimits forPlanOf(HttpServletRequest request) {
+		return (this.plans != null) ? this.plans.select(request, this) : this;
+	}
+
+	/**
+	 * Returns the {@code index}-th policy at the cost of {@code request}.
+	 * @throws RequestCost.InvalidCost if the request's cost is not one the policy can take
+	 */
+	RateLimitPolicy policy(int index, HttpServletRequest request, Map<String, String> uriVariables) {
+		RequestCost cost = this.costs.get(index);
+		RateLimitPolicy policy = this.policies.get(index);
+		return (cost != null) ? cost.policy(policy, request, uriVariables) : policy;
+	}
+
+	/** Returns these limits on {@code plan}, with its policies. */
+	EndpointLimits onPlan(String plan, List<RateLimitPolicy> policies) {
+		return new EndpointLimits(policies, this.origins, this.keySpecs, this.keys, this.address, this.exemption,
+				this.counted, plan, null, this.costs);
+	}
+
+	/** Returns these limits with the limits of each plan. */
+	EndpointLimits withPlans(EndpointPlans plans) {
+		return new EndpointLimits(this.policies, this.origins, this.keySpecs, this.keys, this.address,
+				this.exemption, this.counted, this.plan, plans, this.costs);
 	}
 
 }

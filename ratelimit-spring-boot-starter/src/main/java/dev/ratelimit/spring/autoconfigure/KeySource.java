@@ -57,15 +57,24 @@ interface KeySource {
 	 */
 	static KeySource expression(Expression expression, List<ParameterBinding> bindings, AddressKey address) {
 		return (request, uriVariables) -> {
-			SimpleEvaluationContext context = readOnlyContext();
-			uriVariables.forEach(context::setVariable);
-			for (ParameterBinding binding : bindings) {
-				context.setVariable(binding.variable(), binding.value(request, uriVariables));
-			}
-			setRequestVariables(context, request, address);
-			Object value = expression.getValue(context);
+			Object value = expression.getValue(handlerContext(request, uriVariables, bindings, address));
 			return orAddress("spel:", (value != null) ? value.toString() : null, request, address);
 		};
+	}
+
+	/**
+	 * Returns the context of a {@code spel:} key: the variables of {@link #requestContext}, every URI template
+	 * variable by name, then every binding.
+	 */
+	static SimpleEvaluationContext handlerContext(HttpServletRequest request, Map<String, String> uriVariables,
+			List<ParameterBinding> bindings, AddressKey address) {
+		SimpleEvaluationContext context = readOnlyContext();
+		uriVariables.forEach(context::setVariable);
+		for (ParameterBinding binding : bindings) {
+			context.setVariable(binding.variable(), binding.value(request, uriVariables));
+		}
+		setRequestVariables(context, request, address);
+		return context;
 	}
 
 	/**

@@ -12,15 +12,19 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.spring.KeyResolver;
+import dev.ratelimit.spring.PlanResolver;
 import dev.ratelimit.spring.RateLimitExemption;
 import dev.ratelimit.spring.RateLimited;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.BeansException;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.annotation.MergedAnnotations;
@@ -47,6 +51,8 @@ final class LimitDefinitions {
 
 	private static final String RULES = "ratelimit.rules";
 
+	private static final Pattern PLAN_NAME = Pattern.compile("[A-Za-z0-9_-]{1,50}");
+
 	private final RateLimitProperties properties;
 
 	private final PolicyOverrides overrides;
@@ -61,6 +67,10 @@ final class LimitDefinitions {
 
 	private final @Nullable String exemptIf;
 
+	private final TimeSource time;
+
+	private final PolicyPlans policyPlans;
+
 	private final SpelExpressionParser parser = new SpelExpressionParser();
 
 	/** Where each policy name was declared, to reject a name declared twice. */
@@ -73,8 +83,10 @@ final class LimitDefinitions {
 	private final Map<Class<?>, EndpointLimits> classLimits = new HashMap<>();
 
 	LimitDefinitions(RateLimitProperties properties, PolicyOverrides overrides, BeanFactory beanFactory,
-			ClientAddresses addresses) {
+			ClientAddresses addresses, TimeSource time, PolicyPlans policyPlans) {
 		this.properties = properties;
+		this.time = time;
+		this.policyPlans = policyPlans;
 		this.overrides = overrides;
 		this.beanFactory = beanFactory;
 		this.addresses = addresses;
@@ -132,6 +144,8 @@ final class LimitDefinitions {
 		List<RateLimitPolicy> policies = new ArrayList<>();
 		List<String> origins = new ArrayList<>();
 		List<String> keySpecs = new ArrayList<>();
+		List<Map<String, RateLimitPolicy>> plans = new ArrayList<>();
+		List<@Nullable String> costs = new ArrayList<>();
 		ClientTerms terms = null;
 		String termsSite = null;
 		String termsProperty = site;
@@ -149,6 +163,12 @@ final class LimitDefinitions {
 			String action = "Fix the declaration, or its values under ratelimit.policies." + name + ".";
 			RateLimitPolicy policy = policy(where, action, annotation, name, override);
 			claim(policy.name(), site, action);
+			String planProperty = "ratelimit.policies." + ((entry != null) ? entry.name() : name) + ".plans";
+			plans.add(plans(where, action, site, policy, annotation.synthesize().plans(),
+					(override != null) ? override.getPlans() : Map.of(), planProperty));
+			costs.add(costExpression(where, action, policy, plans.get(plans.size() - 1),
+					(override != null && override.getCostExpression() != null) ? override.getCostExpression()
+							: annotation.getString("costExpression")));
 			String key = normalizeKey((override != null && override.getKey() != null) ? override.getKey()
 					: annotation.getString("key"));
 			ClientTerms policyTerms = clientTerms((entry != null) ? entry.property() : site, override);
@@ -178,7 +198,8 @@ final class LimitDefinitions {
 			origins.add(where + ((entry != null) ? " (" + entry.origin() + ")" : ""));
 			keySpecs.add(key);
 		}
-		return limits(policies, origins, keySpecs, terms, termsProperty, site, action(site), bindings, counted);
+		return limits(policies, origins, keySpecs, plans, costs, terms, termsProperty, site, action(site), bindings,
+				counted);
 	}
 
 	/** Returns the outcomes that count against a declared policy: its override's if set, else its own. */
@@ -191,10 +212,13 @@ final class LimitDefinitions {
 				Arrays.stream(annotation.getIntArray("countStatus")).boxed().toList());
 	}
 
-	/** The limits of one endpoint; policies declared with the same key share one key source. */
+	/**
+	 * The limits of one endpoint; policies declared with the same key share one key source, and each plan that
+	 * a policy knows gets the endpoint's limits with that plan's policies.
+	 */
 	private EndpointLimits limits(List<RateLimitPolicy> policies, List<String> origins, List<String> keySpecs,
-			ClientTerms terms, String property, String keySite, String action, List<ParameterBinding> bindings,
-			CountedOutcomes counted) {
+			List<Map<String, RateLimitPolicy>> plans, List<@Nullable String> costExpressions, ClientTerms terms,
+			String property, String keySite, String action, List<ParameterBinding> bindings, CountedOutcomes counted) {
 		AddressKey address = new AddressKey(this.addresses, terms.ipv6Prefix());
 		Exemption exemption = Exemption.none(this.addresses).orIn(this.exempt).orIn(terms.exempt());
 		if (this.exemptIf != null) {
@@ -213,7 +237,131 @@ final class LimitDefinitions {
 			}
 			keys.add(source);
 		}
-		return new EndpointLimits(policies, origins, keySpecs, keys, address, exemption, counted);
+		List<@Nullable RequestCost> costs = new ArrayList<>(costExpressions.size());
+		for (String text : costExpressions) {
+			costs.add((text != null)
+					? new RequestCost(text, this.parser.parseExpression(text), bindings, address, this.time) : null);
+		}
+		EndpointLimits limits = new EndpointLimits(policies, origins, keySpecs, keys, address, exemption, counted,
+				EndpointLimits.NO_PLAN, null, costs);
+		Set<String> planNames = new LinkedHashSet<>();
+		plans.forEach((byPlan) -> planNames.addAll(byPlan.keySet()));
+		if (planNames.isEmpty()) {
+			return limits;
+		}
+		Map<String, EndpointLimits> byPlan = new LinkedHashMap<>();
+		for (String plan : planNames) {
+			List<RateLimitPolicy> planPolicies = new ArrayList<>(policies.size());
+			for (int i = 0; i < policies.size(); i++) {
+				planPolicies.add(plans.get(i).getOrDefault(plan, policies.get(i)));
+			}
+			byPlan.put(plan, limits.onPlan(plan, planPolicies));
+		}
+		return limits.withPlans(new EndpointPlans(planResolver(keySite, planNames), byPlan, this.time));
+	}
+
+	/**
+	 * Returns the policy of each plan of a declaration, by the plan's canonical name: the annotation's plans
+	 * with the values of {@code overrides} over them, and the plans that only the overrides name.
+	 */
+	private Map<String, RateLimitPolicy> plans(String where, String action, String site, RateLimitPolicy policy,
+			RateLimited.Plan[] declared, Map<String, RateLimitProperties.Plan> overrides, String property) {
+		Map<String, RateLimited.@Nullable Plan> annotated = new LinkedHashMap<>();
+		Map<String, String> written = new LinkedHashMap<>();
+		for (RateLimited.Plan plan : declared) {
+			String canonical = planName(where, action, plan.name(), written);
+			annotated.put(canonical, plan);
+		}
+		Map<String, RateLimitProperties.@Nullable Plan> overridden = new LinkedHashMap<>();
+		Map<String, String> overrideNames = new LinkedHashMap<>();
+		overrides.forEach((name, plan) -> overridden.put(planName(property, "Fix " + property + "." + name + ".",
+				name, overrideNames), plan));
+		Set<String> names = new LinkedHashSet<>(annotated.keySet());
+		names.addAll(overridden.keySet());
+		Map<String, RateLimitPolicy> plans = new LinkedHashMap<>();
+		for (String plan : names) {
+			RateLimited.Plan annotation = annotated.get(plan);
+			RateLimitProperties.Plan override = overridden.get(plan);
+			String planWhere = where + " plan '" + plan + "'"
+					+ ((override != null) ? " with " + property + "." + overrideNames.get(plan) : "");
+			long limit = (override != null && override.getLimit() != null) ? override.getLimit()
+					: (annotation != null) ? annotation.limit() : policy.limit();
+			String windowText = (override != null && override.getWindow() != null) ? override.getWindow()
+					: (annotation != null) ? annotation.window() : "";
+			Duration window = windowText.isEmpty() ? policy.window() : window(planWhere, action, windowText);
+			long burst = (override != null && override.getBurst() != null) ? override.getBurst()
+					: (annotation != null && annotation.burst() != 0) ? annotation.burst() : limit;
+			// a queue that passes at once (noDelay) passes the plan's whole queue at once
+			long delayAfter = (policy.delayAfter() != 0 && policy.delayAfter() == policy.burst()) ? burst
+					: policy.delayAfter();
+			String name = policy.name() + ":" + plan;
+			RateLimitPolicy planPolicy = parse("Invalid " + planWhere + ": ", action, () -> new RateLimitPolicy(name,
+					policy.algorithm(), limit, window, burst, policy.cost(), delayAfter));
+			claim(name, site, action);
+			this.policyPlans.register(name, plan);
+			plans.put(plan, planPolicy);
+		}
+		return plans;
+	}
+
+	/** Checks a plan's name and returns its canonical form, rejecting two names of one canonical form. */
+	private static String planName(String where, String action, String name, Map<String, String> written) {
+		if (!PLAN_NAME.matcher(name).matches()) {
+			throw new RateLimitConfigurationException("Invalid " + where + ": plan name '" + name
+					+ "' is invalid: use 1 to 50 letters, digits or the characters - _.", action);
+		}
+		String canonical = PolicyOverrides.canonical(name);
+		String previous = written.putIfAbsent(canonical, name);
+		if (previous != null) {
+			throw new RateLimitConfigurationException("Invalid " + where + ": plans '" + previous + "' and '" + name
+					+ "' differ only in case or punctuation, which plans ignore.", action
+							+ " Give each plan a name that differs in its letters or digits.");
+		}
+		return canonical;
+	}
+
+	/** The application's one plan resolver, which an endpoint with plans needs. */
+	private PlanResolver planResolver(String site, Set<String> plans) {
+		ObjectProvider<PlanResolver> resolvers = this.beanFactory.getBeanProvider(PlanResolver.class);
+		PlanResolver resolver = resolvers.getIfUnique();
+		if (resolver != null) {
+			return resolver;
+		}
+		long count = resolvers.stream().count();
+		throw new RateLimitConfigurationException(site + " declares plans " + plans + ", but the application has "
+				+ ((count == 0) ? "no PlanResolver bean" : count + " PlanResolver beans")
+				+ " to tell which plan a request is on.",
+				"Define exactly one PlanResolver bean, or remove the plans.");
+	}
+
+	/**
+	 * Checks a cost expression: not together with a constant cost, and a cost up to the capacity computes
+	 * exactly under the policy and each of its plans. Returns it, or null if there is none.
+	 */
+	private @Nullable String costExpression(String where, String action, RateLimitPolicy policy,
+			Map<String, RateLimitPolicy> plans, String expression) {
+		if (expression.isBlank()) {
+			return null;
+		}
+		String text = expression.trim();
+		if (policy.cost() != 1) {
+			throw new RateLimitConfigurationException("Invalid " + where + ": cost (" + policy.cost()
+					+ ") and costExpression ('" + text + "') are both set: a request's cost is one or the other.",
+					action + " Keep one of them.");
+		}
+		try {
+			this.parser.parseExpression(text);
+		}
+		catch (ParseException ex) {
+			throw new RateLimitConfigurationException("Invalid " + where + ": costExpression '" + text
+					+ "' is not a SpEL expression: " + ex.getMessage(), action);
+		}
+		List<RateLimitPolicy> all = new ArrayList<>(plans.values());
+		all.add(0, policy);
+		for (RateLimitPolicy each : all) {
+			parse("Invalid " + where + ": a cost up to the capacity: ", action, () -> each.withCost(each.capacity()));
+		}
+		return text;
 	}
 
 	/**
@@ -404,6 +552,10 @@ final class LimitDefinitions {
 				() -> new RateLimitPolicy(name, algorithm, limit, window, burst,
 						(rule.getCost() != null) ? rule.getCost() : 1, delayAfter));
 		claim(name, property, action);
+		Map<String, RateLimitPolicy> plans = plans(property, action, property, policy, new RateLimited.Plan[0],
+				rule.getPlans(), property + ".plans");
+		String cost = costExpression(property, action, policy, plans,
+				(rule.getCostExpression() != null) ? rule.getCostExpression() : "");
 		String keySpec = normalizeKey((rule.getKey() != null) ? rule.getKey() : "ip");
 		if (rule.isBeforeSecurity() && keySpec.equals("user")) {
 			throw new RateLimitConfigurationException("Invalid " + property + ".key: 'user' is never known to a rule "
@@ -411,9 +563,11 @@ final class LimitDefinitions {
 					action + " Key it by ip, a header or a bean, or decide it after Spring Security.");
 		}
 		CountedOutcomes counted = CountedOutcomes.of(property + ".count-status", action, rule.getCountStatus());
+		List<@Nullable String> costs = new ArrayList<>();
+		costs.add(cost);
 		return new PathRule(property, pattern, methods, limits(List.of(policy), List.of(property), List.of(keySpec),
-				clientTerms(property, rule), property, property + ".key", action, List.of(), counted),
-				rule.isBeforeSecurity());
+				List.of(plans), costs, clientTerms(property, rule), property, property + ".key", action, List.of(),
+				counted), rule.isBeforeSecurity());
 	}
 
 	private static String httpMethod(String property, String action, String method) {

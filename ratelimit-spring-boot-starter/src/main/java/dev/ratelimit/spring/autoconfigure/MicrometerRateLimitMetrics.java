@@ -15,7 +15,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
- * Publishes {@code ratelimit.decisions}, a counter tagged with the policy and the outcome ({@code allowed},
+ * Publishes {@code ratelimit.decisions}, a counter tagged with the policy, its plan ({@code default} for a
+ * declaration's own limits; a plan's limits are a policy of their own, so both tags take only declared values)
+ * and the outcome ({@code allowed},
  * {@code delayed} when a leaky bucket held the request for its slot, {@code rejected}, or {@code store_failure}
  * when the Redis store's failure policy decided instead of Redis, {@code exempt} when an exemption let the
  * request through undecided, {@code give_back_failure} when Redis did not take back the permits of a request
@@ -43,6 +45,8 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 
 	private final String store;
 
+	private final PolicyPlans plans;
+
 	private final Map<String, Counter[]> counters = new ConcurrentHashMap<>();
 
 	private volatile @Nullable MeterRegistry registry;
@@ -51,9 +55,10 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 
 	private volatile @Nullable Timer latency;
 
-	MicrometerRateLimitMetrics(ObjectProvider<MeterRegistry> registries, String store) {
+	MicrometerRateLimitMetrics(ObjectProvider<MeterRegistry> registries, String store, PolicyPlans plans) {
 		this.registries = registries;
 		this.store = store;
+		this.plans = plans;
 	}
 
 	@Override
@@ -100,7 +105,9 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 
 	private void count(MeterRegistry registry, List<RateLimitPolicy> policies, int outcome) {
 		for (RateLimitPolicy policy : policies) {
-			this.counters.computeIfAbsent(policy.name(), (name) -> counters(registry, name))[outcome].increment();
+			this.counters
+				.computeIfAbsent(policy.name(), (name) -> counters(registry, name, this.plans.plan(name)))[outcome]
+				.increment();
 		}
 	}
 
@@ -113,21 +120,22 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 		return this.registry;
 	}
 
-	private static Counter[] counters(MeterRegistry registry, String policy) {
+	private static Counter[] counters(MeterRegistry registry, String policy, String plan) {
 		Counter[] counters = new Counter[GIVE_BACK_FAILURE + 1];
 		for (Outcome outcome : Outcome.values()) {
-			counters[outcome.ordinal()] = counter(registry, policy, outcome.name().toLowerCase(Locale.ROOT));
+			counters[outcome.ordinal()] = counter(registry, policy, plan, outcome.name().toLowerCase(Locale.ROOT));
 		}
-		counters[STORE_FAILURE] = counter(registry, policy, "store_failure");
-		counters[EXEMPT] = counter(registry, policy, "exempt");
-		counters[GIVE_BACK_FAILURE] = counter(registry, policy, "give_back_failure");
+		counters[STORE_FAILURE] = counter(registry, policy, plan, "store_failure");
+		counters[EXEMPT] = counter(registry, policy, plan, "exempt");
+		counters[GIVE_BACK_FAILURE] = counter(registry, policy, plan, "give_back_failure");
 		return counters;
 	}
 
-	private static Counter counter(MeterRegistry registry, String policy, String outcome) {
+	private static Counter counter(MeterRegistry registry, String policy, String plan, String outcome) {
 		return Counter.builder(DECISIONS)
 			.description("Requests decided by rate limiting")
 			.tag("policy", policy)
+			.tag("plan", plan)
 			.tag("outcome", outcome)
 			.register(registry);
 	}

@@ -41,6 +41,8 @@ final class PolicyOverrides {
 
 	private static final Map<String, String> FIELDS = fields();
 
+	private static final String PLANS = "plans";
+
 	private final Map<String, Entry> overrides;
 
 	private PolicyOverrides(Map<String, Entry> overrides) {
@@ -71,6 +73,10 @@ final class PolicyOverrides {
 				for (int i = from; i < name.getNumberOfElements(); i++) {
 					if (i < from + length) {
 						original.add(name.getElement(i, Form.ORIGINAL));
+					}
+					else if (field.toString().equals(PLANS)) {
+						// plans.pro.limit sets the field plans, bound as a whole
+						break;
 					}
 					else if (!name.isNumericIndex(i)) {
 						// exempt[0] sets the field exempt

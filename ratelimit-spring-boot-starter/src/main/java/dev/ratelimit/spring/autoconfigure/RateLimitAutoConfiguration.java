@@ -62,6 +62,12 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	PolicyPlans rateLimitPolicyPlans() {
+		return new PolicyPlans();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	TimeSource rateLimitTimeSource() {
 		return TimeSource.system();
 	}
@@ -238,8 +244,9 @@ public final class RateLimitAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		MicrometerRateLimitMetrics rateLimitMetrics(ObjectProvider<MeterRegistry> registries,
-				RateLimitProperties properties) {
-			return new MicrometerRateLimitMetrics(registries, properties.getStore().name().toLowerCase(Locale.ROOT));
+				RateLimitProperties properties, PolicyPlans policyPlans) {
+			return new MicrometerRateLimitMetrics(registries, properties.getStore().name().toLowerCase(Locale.ROOT),
+					policyPlans);
 		}
 
 		/**

@@ -2,7 +2,9 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.redis.FailurePolicy;
@@ -324,6 +326,17 @@ public class RateLimitProperties {
 		private @Nullable Long cost;
 
 		/**
+		 * SpEL expression computing the permits each request takes, over the variables of a spel: key, instead
+		 * of a constant cost.
+		 */
+		private @Nullable String costExpression;
+
+		/**
+		 * Limits per plan of the client, by plan name, replacing and adding to those of the declaration.
+		 */
+		private Map<String, Plan> plans = new LinkedHashMap<>();
+
+		/**
 		 * Key of the limit: ip, user, header:<name>, bean:<name> or spel:<expression>.
 		 */
 		private @Nullable String key;
@@ -408,6 +421,22 @@ public class RateLimitProperties {
 			this.cost = cost;
 		}
 
+		public @Nullable String getCostExpression() {
+			return this.costExpression;
+		}
+
+		public void setCostExpression(@Nullable String costExpression) {
+			this.costExpression = costExpression;
+		}
+
+		public Map<String, Plan> getPlans() {
+			return this.plans;
+		}
+
+		public void setPlans(Map<String, Plan> plans) {
+			this.plans = plans;
+		}
+
 		public @Nullable String getKey() {
 			return this.key;
 		}
@@ -446,6 +475,53 @@ public class RateLimitProperties {
 
 		public void setCountStatus(List<Integer> countStatus) {
 			this.countStatus = countStatus;
+		}
+
+	}
+
+	/**
+	 * The limits of one plan of a policy. Unset values keep those of the declaration's plan of that name, else
+	 * the policy's limit and window and a burst of the plan's limit.
+	 */
+	public static class Plan {
+
+		/**
+		 * Permits per window on this plan.
+		 */
+		private @Nullable Long limit;
+
+		/**
+		 * Window of the limit on this plan, as the policy's window is written.
+		 */
+		private @Nullable String window;
+
+		/**
+		 * Capacity of the bucket algorithms and queue length of the leaky bucket on this plan.
+		 */
+		private @Nullable Long burst;
+
+		public @Nullable Long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable Long limit) {
+			this.limit = limit;
+		}
+
+		public @Nullable String getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(@Nullable String window) {
+			this.window = window;
+		}
+
+		public @Nullable Long getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(@Nullable Long burst) {
+			this.burst = burst;
 		}
 
 	}

@@ -84,8 +84,9 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@ConditionalOnMissingBean
 	LimitCatalog rateLimitCatalog(RateLimitProperties properties, PolicyOverrides overrides,
 			ListableBeanFactory beanFactory, ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
-			RateLimitStore store, ClientAddresses clientAddresses) {
-		return new LimitCatalog(new LimitDefinitions(properties, overrides, beanFactory, clientAddresses),
+			RateLimitStore store, ClientAddresses clientAddresses, TimeSource timeSource, PolicyPlans policyPlans) {
+		return new LimitCatalog(
+				new LimitDefinitions(properties, overrides, beanFactory, clientAddresses, timeSource, policyPlans),
 				handlerMappings, store, beanFactory);
 	}
 

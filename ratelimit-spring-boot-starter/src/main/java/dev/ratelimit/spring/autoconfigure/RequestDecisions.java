@@ -27,7 +27,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * Decides one request against the limits it matched, wherever it is decided: in the Spring MVC interceptor or
  * in the servlet filter ahead of Spring Security. It writes the rate limit headers, answers a rejected request
  * itself with 429, {@code Retry-After} and a problem body, and {@link HeldRequests holds} a request that a leaky
- * bucket admitted with a delay.
+ * bucket admitted with a delay. A request is decided under the limits of its client's plan, at its own cost; a
+ * request whose cost its limits can never take is answered with 400 and takes nothing.
  * <p>
  * Limits that {@link CountedOutcomes count only some outcomes} take their permits before the request runs, so
  * that a client that has spent its quota is refused before any work is done and concurrent requests never take
@@ -77,7 +78,15 @@ final class RequestDecisions {
 			this.metrics.exempt(limits.policies());
 			return true;
 		}
-		List<KeyedPolicy> keyed = keyed(request, match);
+		limits = limits.forPlanOf(request);
+		List<KeyedPolicy> keyed;
+		try {
+			keyed = keyed(request, match, limits);
+		}
+		catch (RequestCost.InvalidCost ex) {
+			writeProblem(response, ex.problem());
+			return false;
+		}
 		long start = System.nanoTime();
 		List<Decision> decisions = this.store.decideAll(keyed);
 		long elapsed = System.nanoTime() - start;
@@ -127,9 +136,11 @@ final class RequestDecisions {
 		}
 	}
 
-	/** Each policy with its key, computed once for the policies that share a key source. */
-	private List<KeyedPolicy> keyed(HttpServletRequest request, LimitCatalog.Match match) {
-		EndpointLimits limits = match.limits();
+	/**
+	 * Each policy of the request's plan, at the request's cost, with its key, computed once for the policies
+	 * that share a key source.
+	 */
+	private List<KeyedPolicy> keyed(HttpServletRequest request, LimitCatalog.Match match, EndpointLimits limits) {
 		List<KeySource> sources = limits.keys();
 		List<KeyedPolicy> keyed = new ArrayList<>(sources.size());
 		for (int i = 0; i < sources.size(); i++) {
@@ -142,7 +153,7 @@ final class RequestDecisions {
 			if (key == null) {
 				key = Keys.safe(this.unresolvedKeys.key(request, match, i));
 			}
-			keyed.add(new KeyedPolicy(key, limits.policies().get(i)));
+			keyed.add(new KeyedPolicy(key, limits.policy(i, request, match.uriVariables())));
 		}
 		return keyed;
 	}
@@ -159,7 +170,10 @@ final class RequestDecisions {
 	private void reject(HttpServletRequest request, HttpServletResponse response, RateLimitRejection rejection)
 			throws IOException {
 		RateLimitHeaders.writeRetryAfter(response, rejection.retryAfterSeconds());
-		ProblemDetail problem = this.exceededHandler.problemDetail(request, rejection);
+		writeProblem(response, this.exceededHandler.problemDetail(request, rejection));
+	}
+
+	private void writeProblem(HttpServletResponse response, ProblemDetail problem) throws IOException {
 		response.setStatus(problem.getStatus());
 		HttpMessageConverter<Object> converter = problemConverter();
 		if (converter != null) {

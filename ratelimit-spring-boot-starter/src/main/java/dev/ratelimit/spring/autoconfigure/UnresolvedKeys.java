@@ -2,7 +2,6 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.TimeSource;
@@ -20,11 +19,9 @@ final class UnresolvedKeys {
 
 	private static final Log logger = LogFactory.getLog(RateLimitInterceptor.class);
 
-	private static final long WARNING_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
-
 	private final TimeSource time;
 
-	private final Map<EndpointLimits, Warnings> warnings = new ConcurrentHashMap<>();
+	private final Map<EndpointLimits, ThrottledWarning> warnings = new ConcurrentHashMap<>();
 
 	UnresolvedKeys(TimeSource time) {
 		this.time = time;
@@ -37,41 +34,13 @@ final class UnresolvedKeys {
 			return limits.keys().get(index).key(request, match.uriVariables());
 		}
 		catch (RuntimeException ex) {
-			this.warnings.computeIfAbsent(limits, (key) -> new Warnings())
-				.failed(limits, limits.keySpecs().get(index), request, ex, this.time);
+			this.warnings.computeIfAbsent(limits, (key) -> new ThrottledWarning(logger, this.time))
+				.warn(() -> "Could not compute the key '" + limits.keySpecs().get(index) + "' of "
+						+ limits.policies().stream().map(RateLimitPolicy::name).toList() + " for "
+						+ request.getMethod() + " " + request.getRequestURI() + " (" + ex
+						+ "): limited by its client address instead");
 			return limits.address().key(request);
 		}
-	}
-
-	/** The warnings of one endpoint. */
-	private static final class Warnings {
-
-		private boolean warned;
-
-		private long next;
-
-		private long suppressed;
-
-		synchronized void failed(EndpointLimits limits, String keySpec, HttpServletRequest request,
-				RuntimeException ex, TimeSource time) {
-			long now = time.nanoTime();
-			if (this.warned && now - this.next < 0) {
-				this.suppressed++;
-				return;
-			}
-			this.warned = true;
-			this.next = now + WARNING_INTERVAL_NANOS;
-			long suppressed = this.suppressed;
-			this.suppressed = 0;
-			if (logger.isWarnEnabled()) {
-				logger.warn("Could not compute the key '" + keySpec + "' of "
-						+ limits.policies().stream().map(RateLimitPolicy::name).toList() + " for "
-						+ request.getMethod() + " " + request.getRequestURI() + " (" + ex + "): limited by its client "
-						+ "address instead" + ((suppressed > 0) ? "; " + suppressed + " more in the last minute" : "")
-						+ ". At most one such line per minute.");
-			}
-		}
-
 	}
 
 }
