@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import dev.ratelimit.spring.PlanResolver;
 import dev.ratelimit.spring.RateLimited;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -359,6 +360,85 @@ class StartupFailureTests {
 				+ ".get() stacks limits that count different outcomes, responses [401] (");
 	}
 
+	@Test
+	void rejectsPlansWithoutAPlanResolver() {
+		assertFailure(Planned.class, "@RateLimited on " + Planned.class.getName()
+				+ ".get() declares plans [pro], but the application has no PlanResolver bean to tell which plan a request is on.");
+	}
+
+	@Test
+	void rejectsPlansWithTwoPlanResolvers() {
+		this.runner.withUserConfiguration(Planned.class)
+			.withBean("first", PlanResolver.class, () -> (request) -> "pro")
+			.withBean("second", PlanResolver.class, () -> (request) -> "pro")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("declares plans [pro], but the application has 2 PlanResolver beans"));
+	}
+
+	@Test
+	void rejectsPlansDeclaredOnlyInPropertiesWithoutAPlanResolver() {
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.policies.valid.plans.gold.limit=5")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("declares plans [gold], but the application has no PlanResolver bean"));
+	}
+
+	@Test
+	void rejectsAnInvalidPlanName() {
+		assertFailure(BadPlanName.class, "Invalid @RateLimited on " + BadPlanName.class.getName()
+				+ ".get(): plan name 'pro plan' is invalid: use 1 to 50 letters, digits or the characters - _.");
+	}
+
+	@Test
+	void rejectsPlansThatDifferOnlyInCase() {
+		assertFailure(AlikePlans.class, "Invalid @RateLimited on " + AlikePlans.class.getName()
+				+ ".get(): plans 'pro' and 'PRO' differ only in case or punctuation, which plans ignore.");
+	}
+
+	@Test
+	void rejectsAPlanWithABurstOnAWindowAlgorithm() {
+		assertFailure(WindowPlanWithBurst.class, "Invalid @RateLimited on " + WindowPlanWithBurst.class.getName()
+				+ ".get() plan 'pro': burst of policy 'WindowPlanWithBurst.get:pro' is 20, but FIXED_WINDOW has no burst");
+	}
+
+	@Test
+	void rejectsAnInvalidPlanLimitInProperties() {
+		this.runner.withUserConfiguration(Planned.class)
+			.withBean(PlanResolver.class, () -> (request) -> "pro")
+			.withPropertyValues("ratelimit.policies.planned.plans.pro.limit=0")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure())).hasMessageStartingWith(
+					"Invalid @RateLimited on " + Planned.class.getName() + ".get() with ratelimit.policies.planned "
+							+ "plan 'pro' with ratelimit.policies.planned.plans.pro: limit of policy 'planned:pro' must be at least 1, was 0"));
+	}
+
+	@Test
+	void rejectsAnUnknownFieldOfAPlan() {
+		this.runner.withUserConfiguration(Planned.class)
+			.withBean(PlanResolver.class, () -> (request) -> "pro")
+			.withPropertyValues("ratelimit.policies.planned.plans.pro.limt=5")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure())).hasMessageStartingWith(
+					"Unknown property ratelimit.policies.planned.plans.pro.limt"));
+	}
+
+	@Test
+	void rejectsACostExpressionTogetherWithAConstantCost() {
+		assertFailure(CostAndExpression.class, "Invalid @RateLimited on " + CostAndExpression.class.getName()
+				+ ".get(): cost (2) and costExpression ('#size') are both set: a request's cost is one or the other.");
+	}
+
+	@Test
+	void rejectsAnUnparsableCostExpression() {
+		assertFailure(BadCostExpression.class, "Invalid @RateLimited on " + BadCostExpression.class.getName()
+				+ ".get(): costExpression '#size +' is not a SpEL expression: ");
+	}
+
+	@Test
+	void rejectsAnUnparsableCostExpressionOfARule() {
+		assertRuleFailure("Invalid ratelimit.rules[0]: costExpression '(' is not a SpEL expression: ",
+				"ratelimit.rules[0].path=/api/**", "ratelimit.rules[0].limit=2", "ratelimit.rules[0].window=1s",
+				"ratelimit.rules[0].cost-expression=(");
+	}
+
 	private void assertFailure(Class<?> controller, String message) {
 		this.runner.withUserConfiguration(controller)
 			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
@@ -397,6 +477,68 @@ class StartupFailureTests {
 		@GetMapping("/mixed")
 		@RateLimited(limit = 5, window = "1m", countStatus = 401)
 		@RateLimited(limit = 50, window = "1h")
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class Planned {
+
+		@GetMapping("/planned")
+		@RateLimited(limit = 1, window = "1s", name = "planned", plans = @RateLimited.Plan(name = "pro", limit = 5))
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class BadPlanName {
+
+		@GetMapping("/bad-plan")
+		@RateLimited(limit = 1, window = "1s", plans = @RateLimited.Plan(name = "pro plan", limit = 5))
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class AlikePlans {
+
+		@GetMapping("/alike-plans")
+		@RateLimited(limit = 1, window = "1s",
+				plans = { @RateLimited.Plan(name = "pro", limit = 5), @RateLimited.Plan(name = "PRO", limit = 6) })
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class WindowPlanWithBurst {
+
+		@GetMapping("/window-plan")
+		@RateLimited(limit = 1, window = "1s", algorithm = dev.ratelimit.core.Algorithm.FIXED_WINDOW,
+				plans = @RateLimited.Plan(name = "pro", limit = 5, burst = 20))
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class CostAndExpression {
+
+		@GetMapping("/cost-and-expression")
+		@RateLimited(limit = 10, window = "1s", cost = 2, costExpression = "#size")
+		void get() {
+		}
+
+	}
+
+	@RestController
+	static class BadCostExpression {
+
+		@GetMapping("/bad-cost")
+		@RateLimited(limit = 10, window = "1s", costExpression = "#size +")
 		void get() {
 		}
 

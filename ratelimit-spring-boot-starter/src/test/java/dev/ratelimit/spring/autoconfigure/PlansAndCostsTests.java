@@ -1,0 +1,202 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.spring.PlanResolver;
+import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.RateLimited.Plan;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.http.HttpStatus;
+import org.springframework.test.web.servlet.assertj.MockMvcTester;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests that a request is decided under its client's plan and at its own cost: the plan's quota in its headers,
+ * body and metrics, the declaration's own limits for a request without a known plan, and a 400 for a cost that
+ * its policy can never take.
+ */
+@ExtendWith({ QuietOutput.class, OutputCaptureExtension.class })
+class PlansAndCostsTests {
+
+	private static final Pattern UNKNOWN_PLAN = Pattern.compile("Plan '[^']*' of GET /plan");
+
+	private static final Pattern BAD_COST = Pattern.compile("Cost '#size' of batch");
+
+	private final ManualTimeSource time = new ManualTimeSource();
+
+	/** The plan is the {@code X-Plan} header, as a test may say: an application would look it up. */
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
+				RateLimitWebMvcAutoConfiguration.class, WebMvcAutoConfiguration.class))
+		.withBean(ManualTimeSource.class, () -> this.time)
+		.withBean(PlanResolver.class, () -> (request) -> request.getHeader("X-Plan"))
+		.withUserConfiguration(PlanController.class, BatchController.class);
+
+	@Test
+	void decidesEachPlanUnderItsOwnQuota() {
+		this.runner.run((context) -> {
+			MockMvcTester mvc = MockMvcTester.from(context);
+			for (int i = 0; i < 4; i++) {
+				assertThat(mvc.get().uri("/plan").header("X-Plan", "pro")).hasStatusOk()
+					.headers()
+					.hasValue("RateLimit-Policy", "\"plan:pro\";q=4;w=10");
+			}
+			assertThat(mvc.get().uri("/plan").header("X-Plan", "pro")).hasStatus(HttpStatus.TOO_MANY_REQUESTS)
+				.bodyText()
+				.contains("4 per 10 seconds (policy 'plan:pro')");
+			// the same client on another plan: that plan's own state, full
+			assertThat(mvc.get().uri("/plan")).hasStatusOk()
+				.headers()
+				.hasValue("RateLimit-Policy", "\"plan\";q=1;w=10");
+			assertThat(mvc.get().uri("/plan")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+		});
+	}
+
+	@Test
+	void matchesPlansIgnoringCaseAndPunctuation() {
+		this.runner.run((context) -> assertThat(MockMvcTester.from(context).get().uri("/plan").header("X-Plan", "P-R-O"))
+			.hasStatusOk()
+			.headers()
+			.hasValue("RateLimit-Policy", "\"plan:pro\";q=4;w=10"));
+	}
+
+	@Test
+	void takesAPlanFromPropertiesOverTheAnnotationsAndAddsPlansOfItsOwn() {
+		this.runner
+			.withPropertyValues("ratelimit.policies.plan.plans.pro.limit=6", "ratelimit.policies.plan.plans.GOLD.limit=8",
+					"ratelimit.policies.plan.plans.GOLD.window=1m")
+			.run((context) -> {
+				MockMvcTester mvc = MockMvcTester.from(context);
+				assertThat(mvc.get().uri("/plan").header("X-Plan", "pro")).headers()
+					.hasValue("RateLimit-Policy", "\"plan:pro\";q=6;w=10");
+				assertThat(mvc.get().uri("/plan").header("X-Plan", "gold")).headers()
+					.hasValue("RateLimit-Policy", "\"plan:gold\";q=8;w=60");
+			});
+	}
+
+	@Test
+	void decidesAnUnknownPlanByTheDeclarationsOwnLimitsAndSaysSoOncePerMinute(CapturedOutput output) {
+		this.runner.run((context) -> {
+			MockMvcTester mvc = MockMvcTester.from(context);
+			assertThat(mvc.get().uri("/plan").header("X-Plan", "platinum")).hasStatusOk()
+				.headers()
+				.hasValue("RateLimit-Policy", "\"plan\";q=1;w=10");
+			assertThat(mvc.get().uri("/plan").header("X-Plan", "diamond")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+			assertThat(count(UNKNOWN_PLAN, output)).isEqualTo(1);
+			assertThat(output).contains("Plan 'platinum' of GET /plan is declared by none of [plan], which know [pro]: "
+					+ "decided by the limits without a plan. At most one such line per minute.");
+			this.time.advance(Duration.ofMinutes(1));
+			mvc.get().uri("/plan").header("X-Plan", "diamond").exchange();
+			assertThat(count(UNKNOWN_PLAN, output)).isEqualTo(2);
+			assertThat(output).contains("; 1 more in the last minute.");
+		});
+	}
+
+	@Test
+	void tagsTheMetricsWithThePlan() {
+		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run((context) -> {
+			MockMvcTester mvc = MockMvcTester.from(context);
+			mvc.get().uri("/plan").header("X-Plan", "pro").exchange();
+			mvc.get().uri("/plan").header("X-Plan", "unknown").exchange();
+			mvc.get().uri("/plan").exchange();
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get(MicrometerRateLimitMetrics.DECISIONS)
+				.tags("policy", "plan:pro", "plan", "pro", "outcome", "allowed")
+				.counter()
+				.count()).isEqualTo(1);
+			assertThat(registry.get(MicrometerRateLimitMetrics.DECISIONS)
+				.tags("policy", "plan", "plan", "default", "outcome", "rejected")
+				.counter()
+				.count()).isEqualTo(1);
+			// an unknown plan is no tag value of its own
+			assertThat(registry.find(MicrometerRateLimitMetrics.DECISIONS).tag("plan", "unknown").counters()).isEmpty();
+		});
+	}
+
+	@Test
+	void takesEachBatchsSizeFromOneQuota() {
+		this.runner.run((context) -> {
+			MockMvcTester mvc = MockMvcTester.from(context);
+			assertThat(mvc.get().uri("/batch?size=7")).hasStatusOk().headers().hasValue("RateLimit", "\"batch\";r=3;t=7");
+			assertThat(mvc.get().uri("/batch?size=4")).hasStatus(HttpStatus.TOO_MANY_REQUESTS)
+				.headers()
+				.hasValue("Retry-After", "1");
+			assertThat(mvc.get().uri("/batch?size=3")).hasStatusOk().headers().hasValue("RateLimit", "\"batch\";r=0;t=10");
+		});
+	}
+
+	@Test
+	void answersACostThePolicyCanNeverTakeWith400AndTakesNothing(CapturedOutput output) {
+		this.runner.run((context) -> {
+			MockMvcTester mvc = MockMvcTester.from(context);
+			assertThat(mvc.get().uri("/batch?size=11")).hasStatus(HttpStatus.BAD_REQUEST)
+				.doesNotContainHeader("Retry-After")
+				.doesNotContainHeader("RateLimit")
+				.bodyJson()
+				.isLenientlyEqualTo("""
+						{"type": "about:blank", "title": "Bad Request", "status": 400,
+						 "detail": "The cost of this request under policy 'batch' is 11, more than the 10 permits the policy can ever hold, so the request could never pass.",
+						 "policies": ["batch"]}
+						""");
+			assertThat(mvc.get().uri("/batch?size=0")).hasStatus(HttpStatus.BAD_REQUEST)
+				.bodyText()
+				.contains("The cost of this request under policy 'batch' is '0', not a positive whole number.");
+			assertThat(mvc.get().uri("/batch?size=1.5")).hasStatus(HttpStatus.BAD_REQUEST);
+			assertThat(mvc.get().uri("/batch")).hasStatus(HttpStatus.BAD_REQUEST)
+				.bodyText()
+				.contains("is 'null', not a positive whole number");
+			assertThat(count(BAD_COST, output)).isEqualTo(1);
+			assertThat(output).contains("Cost '#size' of batch for GET /batch is 11, more than the 10 permits").doesNotContain("\tat ");
+			assertThat(mvc.get().uri("/batch?size=10")).hasStatusOk();
+		});
+	}
+
+	private static int count(Pattern pattern, CapturedOutput output) {
+		Matcher matcher = pattern.matcher(output.getAll());
+		int count = 0;
+		while (matcher.find()) {
+			count++;
+		}
+		return count;
+	}
+
+	@RestController
+	static class PlanController {
+
+		@GetMapping("/plan")
+		@RateLimited(limit = 1, window = "10s", name = "plan", plans = @Plan(name = "pro", limit = 4))
+		String plan() {
+			return "plan";
+		}
+
+	}
+
+	@RestController
+	static class BatchController {
+
+		@GetMapping("/batch")
+		@RateLimited(limit = 10, window = "10s", algorithm = dev.ratelimit.core.Algorithm.TOKEN_BUCKET,
+				costExpression = "#size", name = "batch")
+		String batch(@RequestParam(required = false) String size) {
+			return "batch";
+		}
+
+	}
+
+}
