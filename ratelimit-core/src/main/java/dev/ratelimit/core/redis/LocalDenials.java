@@ -17,8 +17,10 @@ import dev.ratelimit.core.Decision;
  * take from a key that denies it, so Redis would answer the same, with its times shorter by the time elapsed
  * since the call was sent.
  * <p>
- * A reply is kept only if every policy in it denied the request by itself and reported one permit fewer than
- * the request's cost: its remaining permits then stay the same until the retry-after, when the request fits.
+ * A reply is kept only if every policy in it denied a request of one permit by itself, with no permit left:
+ * until the retry-after, when one permit is back, no request of any cost can take from the key, so its state
+ * stays the same. A request of a larger cost is always asked of Redis, since requests of smaller costs may take
+ * the permits it leaves.
  * It is kept until the shortest retry-after of its policies. At most {@link #MAX_KEYS} client keys hold
  * denials: beyond, the expired ones are dropped, then those that expire soonest.
  */
@@ -89,8 +91,8 @@ final class LocalDenials {
 		long valid = Long.MAX_VALUE;
 		for (int i = 0; i < decisions.size(); i++) {
 			Decision decision = decisions.get(i);
-			if (decision.allowed() || decision.retryAfterNanos() <= 0
-					|| decision.remaining() != limiters.get(i).policy().cost() - 1) {
+			if (decision.allowed() || decision.retryAfterNanos() <= 0 || limiters.get(i).policy().cost() != 1
+					|| decision.remaining() != 0) {
 				return 0;
 			}
 			valid = Math.min(valid, decision.retryAfterNanos());
