@@ -59,6 +59,16 @@ record EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, List
 		return (cost != null) ? cost.policy(policy, request, uriVariables) : policy;
 	}
 
+	/** Returns these limits, then those of each plan. */
+	List<EndpointLimits> onEveryPlan() {
+		List<EndpointLimits> all = new ArrayList<>();
+		all.add(this);
+		if (this.plans != null) {
+			all.addAll(this.plans.limits());
+		}
+		return all;
+	}
+
 	/** Returns these limits on {@code plan}, with its policies. */
 	EndpointLimits onPlan(String plan, List<RateLimitPolicy> policies) {
 		return new EndpointLimits(policies, this.origins, this.keySpecs, this.keys, this.address, this.exemption,

@@ -1,5 +1,8 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.ratelimit.core.RateLimitPolicy;
@@ -27,8 +30,13 @@ final class EndpointPlans {
 
 	EndpointPlans(PlanResolver resolver, Map<String, EndpointLimits> byPlan, TimeSource time) {
 		this.resolver = resolver;
-		this.byPlan = Map.copyOf(byPlan);
+		this.byPlan = Collections.unmodifiableMap(new LinkedHashMap<>(byPlan));
 		this.warning = new ThrottledWarning(logger, time);
+	}
+
+	/** Returns the limits of every plan. */
+	Collection<EndpointLimits> limits() {
+		return this.byPlan.values();
 	}
 
 	/** Returns the limits of the plan of {@code request}, or {@code defaults}. */

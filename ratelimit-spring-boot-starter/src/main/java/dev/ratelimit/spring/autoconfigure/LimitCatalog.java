@@ -136,13 +136,21 @@ final class LimitCatalog implements SmartInitializingSingleton {
 			if (routes.size() > ROUTES_AT_INFO) {
 				shown += " and " + (routes.size() - ROUTES_AT_INFO) + " more, listed at DEBUG";
 			}
-			for (int i = 0; i < limits.policies().size(); i++) {
-				RateLimitPolicy policy = limits.policies().get(i);
-				lines.put(policy.name(), "Rate limit '" + policy.name() + "': " + describe(policy)
-						+ (limits.counted().all() ? "" : " counting " + limits.counted()) + " by "
-						+ limits.keySpecs().get(i) + " on " + shown + "; from " + limits.origins().get(i));
-				if (routes.size() > ROUTES_AT_INFO) {
-					allRoutes.add("Rate limit '" + policy.name() + "' limits " + String.join(", ", routes));
+			for (EndpointLimits planned : limits.onEveryPlan()) {
+				for (int i = 0; i < planned.policies().size(); i++) {
+					RateLimitPolicy policy = planned.policies().get(i);
+					if (lines.containsKey(policy.name())) {
+						continue;
+					}
+					RequestCost cost = planned.costs().get(i);
+					lines.put(policy.name(), "Rate limit '" + policy.name() + "': " + describe(policy)
+							+ ((cost != null) ? " cost '" + cost.text() + "'" : "")
+							+ (planned.plan().equals(EndpointLimits.NO_PLAN) ? "" : " on plan " + planned.plan())
+							+ (planned.counted().all() ? "" : " counting " + planned.counted())
+							+ " by " + planned.keySpecs().get(i) + " on " + shown + "; from " + planned.origins().get(i));
+					if (routes.size() > ROUTES_AT_INFO) {
+						allRoutes.add("Rate limit '" + policy.name() + "' limits " + String.join(", ", routes));
+					}
 				}
 			}
 		});

@@ -46,6 +46,11 @@ final class RequestCost {
 		this.warning = new ThrottledWarning(logger, time);
 	}
 
+	/** Returns the expression as declared. */
+	String text() {
+		return this.text;
+	}
+
 	/**
 	 * Returns {@code policy} at the cost of {@code request}.
 	 * @throws InvalidCost if the cost is not a whole number from 1 to the policy's capacity

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.spring.PlanResolver;
 import dev.ratelimit.spring.RateLimited;
@@ -12,6 +14,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -167,6 +170,41 @@ class PlansAndCostsTests {
 		});
 	}
 
+	@Test
+	void reportsEveryPlansLimitsAndTheCostExpressionAtStartup(CapturedOutput output) {
+		Logger logger = (Logger) LoggerFactory.getLogger(LimitCatalog.class);
+		logger.setLevel(Level.INFO);
+		try {
+			this.runner.run((context) -> assertThat(output)
+				.contains("Rate limit 'plan': GCRA 1/PT10S by ip on GET,HEAD /plan; from @RateLimited on "
+						+ PlanController.class.getName() + ".plan()")
+				.contains("Rate limit 'plan:pro': GCRA 4/PT10S on plan pro by ip on GET,HEAD /plan; from @RateLimited on ")
+				.contains("Rate limit 'batch': TOKEN_BUCKET 10/PT10S cost '#size' by ip on GET,HEAD /batch; from "));
+		}
+		finally {
+			logger.setLevel(null);
+		}
+	}
+
+	@Test
+	void decidesARuleUnderItsPlansAndCost() {
+		this.runner
+			.withPropertyValues("ratelimit.rules[0].path=/orders/{count}", "ratelimit.rules[0].limit=2",
+					"ratelimit.rules[0].window=10s", "ratelimit.rules[0].name=orders",
+					"ratelimit.rules[0].plans.pro.limit=20", "ratelimit.rules[0].cost-expression=#count")
+			.withUserConfiguration(OrderController.class)
+			.run((context) -> {
+				MockMvcTester mvc = MockMvcTester.from(context);
+				assertThat(mvc.get().uri("/orders/15").header("X-Plan", "pro")).hasStatusOk()
+					.headers()
+					.hasValue("RateLimit-Policy", "\"orders:pro\";q=20;w=10")
+					.hasValue("RateLimit", "\"orders:pro\";r=5;t=8");
+				assertThat(mvc.get().uri("/orders/3")).hasStatus(HttpStatus.BAD_REQUEST);
+				assertThat(mvc.get().uri("/orders/2")).hasStatusOk().headers().hasValue("RateLimit-Policy",
+						"\"orders\";q=2;w=10");
+			});
+	}
+
 	private static int count(Pattern pattern, CapturedOutput output) {
 		Matcher matcher = pattern.matcher(output.getAll());
 		int count = 0;
@@ -183,6 +221,16 @@ class PlansAndCostsTests {
 		@RateLimited(limit = 1, window = "10s", name = "plan", plans = @Plan(name = "pro", limit = 4))
 		String plan() {
 			return "plan";
+		}
+
+	}
+
+	@RestController
+	static class OrderController {
+
+		@GetMapping("/orders/{count}")
+		String orders() {
+			return "orders";
 		}
 
 	}
