@@ -76,4 +76,19 @@ public interface RateLimitStore {
 		}
 	}
 
+	/**
+	 * Checks that {@code decisions} can be given back for {@code limits}: limits that {@link #checkStack} accepts,
+	 * and one decision each.
+	 * @param limits the limits of one request
+	 * @param decisions the decisions the store returned for them
+	 * @throws IllegalArgumentException naming what does not match
+	 */
+	static void checkGiveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
+		checkStack(limits);
+		if (decisions.size() != limits.size()) {
+			throw new IllegalArgumentException("Expected one decision per limit, " + limits.size() + ", got "
+					+ decisions.size());
+		}
+	}
+
 }

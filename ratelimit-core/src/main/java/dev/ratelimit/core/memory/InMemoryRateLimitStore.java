@@ -89,7 +89,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	@Override
 	public void giveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
-		checkGiveBack(limits, decisions);
+		RateLimitStore.checkGiveBack(limits, decisions);
 		whileHeld(stack(limits), (stack, at) -> {
 			for (int i = 0; i < limits.size(); i++) {
 				if (stack.first[i] == i && decisions.get(i).taken()) {
@@ -123,15 +123,6 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 		T run(HeldStates stack, long at);
 
-	}
-
-	/** Checks that {@code decisions} answer {@code limits}, one each. */
-	static void checkGiveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
-		RateLimitStore.checkStack(limits);
-		if (decisions.size() != limits.size()) {
-			throw new IllegalArgumentException("Expected one decision per limit, " + limits.size() + ", got "
-					+ decisions.size());
-		}
 	}
 
 	/**

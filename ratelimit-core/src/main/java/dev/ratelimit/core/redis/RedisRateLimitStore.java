@@ -186,11 +186,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	 */
 	@Override
 	public void giveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
-		RateLimitStore.checkStack(limits);
-		if (decisions.size() != limits.size()) {
-			throw new IllegalArgumentException("Expected one decision per limit, " + limits.size() + ", got "
-					+ decisions.size());
-		}
+		RateLimitStore.checkGiveBack(limits, decisions);
 		List<Integer> taken = new ArrayList<>(limits.size());
 		for (int i = 0; i < limits.size(); i++) {
 			if (decisions.get(i).taken()) {
@@ -500,12 +496,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private List<Decision> fallBack(List<KeyedPolicy> limits, ScriptCaller.CallFailure failure) {
 		this.failureLog.failed(failure.kind, failure.getCause());
-		List<RateLimitPolicy> policies = new ArrayList<>(limits.size());
-		for (KeyedPolicy limit : limits) {
-			policies.add(limit.policy());
-		}
 		try {
-			this.listener.onFailure(policies, failure.getCause());
+			this.listener.onFailure(policies(limits), failure.getCause());
 		}
 		catch (RuntimeException ex) {
 			this.failureLog.listenerFailed(ex);

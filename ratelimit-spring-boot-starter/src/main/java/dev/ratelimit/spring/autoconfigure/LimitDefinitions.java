@@ -145,7 +145,7 @@ final class LimitDefinitions {
 		List<String> origins = new ArrayList<>();
 		List<String> keySpecs = new ArrayList<>();
 		List<Map<String, RateLimitPolicy>> plans = new ArrayList<>();
-		List<@Nullable String> costs = new ArrayList<>();
+		List<@Nullable Expression> costs = new ArrayList<>();
 		ClientTerms terms = null;
 		String termsSite = null;
 		String termsProperty = site;
@@ -217,7 +217,7 @@ final class LimitDefinitions {
 	 * a policy knows gets the endpoint's limits with that plan's policies.
 	 */
 	private EndpointLimits limits(List<RateLimitPolicy> policies, List<String> origins, List<String> keySpecs,
-			List<Map<String, RateLimitPolicy>> plans, List<@Nullable String> costExpressions, ClientTerms terms,
+			List<Map<String, RateLimitPolicy>> plans, List<@Nullable Expression> costExpressions, ClientTerms terms,
 			String property, String keySite, String action, List<ParameterBinding> bindings, CountedOutcomes counted) {
 		AddressKey address = new AddressKey(this.addresses, terms.ipv6Prefix());
 		Exemption exemption = Exemption.none(this.addresses).orIn(this.exempt).orIn(terms.exempt());
@@ -238,9 +238,8 @@ final class LimitDefinitions {
 			keys.add(source);
 		}
 		List<@Nullable RequestCost> costs = new ArrayList<>(costExpressions.size());
-		for (String text : costExpressions) {
-			costs.add((text != null)
-					? new RequestCost(text, this.parser.parseExpression(text), bindings, address, this.time) : null);
+		for (Expression expression : costExpressions) {
+			costs.add((expression != null) ? new RequestCost(expression, bindings, address, this.time) : null);
 		}
 		EndpointLimits limits = new EndpointLimits(policies, origins, keySpecs, keys, address, exemption, counted,
 				EndpointLimits.NO_PLAN, null, costs);
@@ -336,9 +335,9 @@ final class LimitDefinitions {
 
 	/**
 	 * Checks a cost expression: not together with a constant cost, and a cost up to the capacity computes
-	 * exactly under the policy and each of its plans. Returns it, or null if there is none.
+	 * exactly under the policy and each of its plans. Returns it parsed, or null if there is none.
 	 */
-	private @Nullable String costExpression(String where, String action, RateLimitPolicy policy,
+	private @Nullable Expression costExpression(String where, String action, RateLimitPolicy policy,
 			Map<String, RateLimitPolicy> plans, String expression) {
 		if (expression.isBlank()) {
 			return null;
@@ -349,19 +348,24 @@ final class LimitDefinitions {
 					+ ") and costExpression ('" + text + "') are both set: a request's cost is one or the other.",
 					action + " Keep one of them.");
 		}
-		try {
-			this.parser.parseExpression(text);
-		}
-		catch (ParseException ex) {
-			throw new RateLimitConfigurationException("Invalid " + where + ": costExpression '" + text
-					+ "' is not a SpEL expression: " + ex.getMessage(), action);
-		}
+		Expression parsed = spel("Invalid " + where + ": costExpression ", text, action);
 		List<RateLimitPolicy> all = new ArrayList<>(plans.values());
 		all.add(0, policy);
 		for (RateLimitPolicy each : all) {
 			parse("Invalid " + where + ": a cost up to the capacity: ", action, () -> each.withCost(each.capacity()));
 		}
-		return text;
+		return parsed;
+	}
+
+	/** Parses {@code text}, or fails the start with {@code invalid} and the parser's message. */
+	private Expression spel(String invalid, String text, String action) {
+		try {
+			return this.parser.parseExpression(text);
+		}
+		catch (ParseException ex) {
+			throw new RateLimitConfigurationException(
+					invalid + "'" + text + "' is not a SpEL expression: " + ex.getMessage(), action);
+		}
 	}
 
 	/**
@@ -390,14 +394,8 @@ final class LimitDefinitions {
 	private Exemption condition(Exemption exemption, String property, String spec, AddressKey address) {
 		String action = "Update " + property + " in your application's configuration.";
 		if (spec.startsWith("spel:") && spec.length() > "spel:".length()) {
-			String text = spec.substring("spel:".length());
-			try {
-				return exemption.orIf(spec, this.parser.parseExpression(text), address);
-			}
-			catch (ParseException ex) {
-				throw new RateLimitConfigurationException("Invalid " + property + ": '" + text
-						+ "' is not a SpEL expression: " + ex.getMessage(), action);
-			}
+			return exemption.orIf(spec, spel("Invalid " + property + ": ", spec.substring("spel:".length()), action),
+					address);
 		}
 		if (spec.startsWith("bean:") && spec.length() > "bean:".length()) {
 			String bean = spec.substring("bean:".length()).trim();
@@ -554,7 +552,7 @@ final class LimitDefinitions {
 		claim(name, property, action);
 		Map<String, RateLimitPolicy> plans = plans(property, action, property, policy, new RateLimited.Plan[0],
 				rule.getPlans(), property + ".plans");
-		String cost = costExpression(property, action, policy, plans,
+		Expression cost = costExpression(property, action, policy, plans,
 				(rule.getCostExpression() != null) ? rule.getCostExpression() : "");
 		String keySpec = normalizeKey((rule.getKey() != null) ? rule.getKey() : "ip");
 		if (rule.isBeforeSecurity() && keySpec.equals("user")) {
@@ -563,7 +561,7 @@ final class LimitDefinitions {
 					action + " Key it by ip, a header or a bean, or decide it after Spring Security.");
 		}
 		CountedOutcomes counted = CountedOutcomes.of(property + ".count-status", action, rule.getCountStatus());
-		List<@Nullable String> costs = new ArrayList<>();
+		List<@Nullable Expression> costs = new ArrayList<>();
 		costs.add(cost);
 		return new PathRule(property, pattern, methods, limits(List.of(policy), List.of(property), List.of(keySpec),
 				List.of(plans), costs, clientTerms(property, rule), property, property + ".key", action, List.of(),
@@ -643,16 +641,8 @@ final class LimitDefinitions {
 			}
 		}
 		if (spec.startsWith("spel:") && spec.length() > "spel:".length()) {
-			String text = spec.substring("spel:".length());
-			try {
-				Expression expression = this.parser.parseExpression(text);
-				return KeySource.expression(expression, bindings, address);
-			}
-			catch (ParseException ex) {
-				throw new RateLimitConfigurationException(
-						"Invalid key of " + site + ": '" + text + "' is not a SpEL expression: " + ex.getMessage(),
-						action);
-			}
+			return KeySource.expression(spel("Invalid key of " + site + ": ", spec.substring("spel:".length()), action),
+					bindings, address);
 		}
 		throw new RateLimitConfigurationException("Invalid key of " + site + ": '" + spec
 				+ "' is not a key; use ip, user, global, header:<name>, bean:<name> or spel:<expression>.", action);

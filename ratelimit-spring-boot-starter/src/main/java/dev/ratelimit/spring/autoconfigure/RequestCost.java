@@ -37,9 +37,8 @@ final class RequestCost {
 
 	private final ThrottledWarning warning;
 
-	RequestCost(String text, Expression expression, List<ParameterBinding> bindings, AddressKey address,
-			TimeSource time) {
-		this.text = text;
+	RequestCost(Expression expression, List<ParameterBinding> bindings, AddressKey address, TimeSource time) {
+		this.text = expression.getExpressionString();
 		this.expression = expression;
 		this.bindings = bindings;
 		this.address = address;
