@@ -5,10 +5,12 @@ away each instance's local fallback enforces its share of every limit, and what 
 the instance can tell Redis when it stops waiting for a call (the deadline of the decision scripts).
 
   KEYS[1]  the members key: a sorted set of instance ids scored by when each stops counting (ms of TIME)
+  KEYS[2]  the control hash of control.lua, in the same slot
   ARGV[1]  this instance's id
   ARGV[2]  how long a member counts after its last heartbeat, in milliseconds
   ARGV[3]  "leave" to remove the instance instead, as it does when it shuts down
-Returns: the number of members, then Redis TIME as seconds and microseconds.
+Returns: the number of members, Redis TIME as seconds and microseconds, then the numbers of changes and of
+resets that control.lua counted, so that the instance applies what is new.
 ]]
 
 if redis.replicate_commands then
@@ -24,4 +26,6 @@ else
   redis.call('ZADD', KEYS[1], now_ms + ttl_ms, ARGV[1])
 end
 redis.call('PEXPIRE', KEYS[1], ttl_ms)
-return { redis.call('ZCARD', KEYS[1]), tonumber(time[1]), tonumber(time[2]) }
+local counts = redis.call('HMGET', KEYS[2], 'changes', 'resets')
+return { redis.call('ZCARD', KEYS[1]), tonumber(time[1]), tonumber(time[2]), tonumber(counts[1]) or 0,
+  tonumber(counts[2]) or 0 }

@@ -3,6 +3,7 @@ package dev.ratelimit.core;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.regex.Matcher;
@@ -126,6 +127,26 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	public RateLimitPolicy withDelayAfter(long delayAfter) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, this.cost,
 				delayAfter);
+	}
+
+	/**
+	 * Returns the longest a key that stops sending takes to be back to its full quota: the window for the fixed
+	 * window and the sliding log, two windows for the sliding window counter (the previous window weighs on the
+	 * current one), and for the bucket algorithms the time the burst takes to refill, {@code burst x window /
+	 * limit}, rounded up to the microsecond.
+	 * @return the time until any key is full again
+	 */
+	public Duration fullAfter() {
+		long micros = switch (this.algorithm) {
+			case FIXED_WINDOW, SLIDING_LOG -> windowMicros();
+			case SLIDING_WINDOW_COUNTER -> 2 * windowMicros();
+			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> BigInteger.valueOf(this.burst)
+				.multiply(BigInteger.valueOf(windowMicros()))
+				.add(BigInteger.valueOf(this.limit - 1))
+				.divide(BigInteger.valueOf(this.limit))
+				.longValueExact();
+		};
+		return Duration.of(micros, ChronoUnit.MICROS);
 	}
 
 	/**

@@ -12,6 +12,12 @@ import java.util.Map;
 public interface RateLimitStore {
 
 	/**
+	 * How many policies in a row a key can carry its permits over from, when a policy {@link #change changes}
+	 * again before the keys of its earlier values are full: the newest ones.
+	 */
+	int MAX_CARRIED_CHANGES = 8;
+
+	/**
 	 * Returns a limiter enforcing {@code policy} on the keys of this store.
 	 * @param policy the policy
 	 * @return the limiter
@@ -53,6 +59,53 @@ public interface RateLimitStore {
 	 * @param decisions the decisions the store returned for them, in the same order
 	 */
 	void giveBack(List<KeyedPolicy> limits, List<Decision> decisions);
+
+	/**
+	 * Returns what a request of one permit from {@code key} would be answered right now, without taking anything:
+	 * whether it would pass, the permits left, how long until one would pass and until the key is full again.
+	 * @param key who is limited
+	 * @param policy the policy
+	 * @return the state of the key as a decision that took nothing
+	 */
+	Decision inspect(String key, RateLimitPolicy policy);
+
+	/**
+	 * Resets {@code key} to its full quota under the policy named as {@code policy} is, whatever the cost of its
+	 * requests, as if it had never been seen.
+	 * @param key who is limited
+	 * @param policy the policy
+	 * @throws IllegalStateException if the store could not reset the key, which then keeps its state
+	 */
+	void reset(String key, RateLimitPolicy policy);
+
+	/**
+	 * Starts deciding under {@code to} the keys that {@code from} has decided so far, for a policy whose limit,
+	 * window or burst change while the application runs. No key gets a fresh quota from the change: a key takes
+	 * the permits it has in use under {@code from} along (its capacity less what it has left), as if it had
+	 * taken them under {@code to} at its first request after the change, up to the capacity of {@code to}; a key
+	 * that {@code from} has never seen, or that is full again, starts full. A key carries its permits over at
+	 * most once, until {@link RateLimitPolicy#fullAfter() every key of} {@code from} would be full again; a key
+	 * still held by an earlier change within that time is carried over from it, for the last
+	 * {@link #MAX_CARRIED_CHANGES} changes. Requests decided under
+	 * {@code to} afterwards, at any cost, share the carried state.
+	 * @param from the policy in force so far, at any cost
+	 * @param to the policy from now on, of the same name and algorithm
+	 * @throws IllegalArgumentException if the policies differ in their name or algorithm
+	 */
+	void change(RateLimitPolicy from, RateLimitPolicy to);
+
+	/**
+	 * Checks that {@code to} may replace {@code from} in {@link #change}: the same name and algorithm.
+	 * @param from the policy in force so far
+	 * @param to the policy from now on
+	 * @throws IllegalArgumentException naming what differs
+	 */
+	static void checkChange(RateLimitPolicy from, RateLimitPolicy to) {
+		if (!from.name().equals(to.name()) || from.algorithm() != to.algorithm()) {
+			throw new IllegalArgumentException("A policy can change its limit, window and burst only, not '"
+					+ from.name() + "' (" + from.algorithm() + ") into '" + to.name() + "' (" + to.algorithm() + ")");
+		}
+	}
 
 	/**
 	 * Checks that {@code limits} can be decided together: at least one, and no key with two policies of one

@@ -105,4 +105,18 @@ class RateLimitPolicyTests {
 			.withMessageContaining("one timestamp per permit");
 	}
 
+	@Test
+	void tellsHowLongAnyKeyTakesToBeFullAgain() {
+		Duration window = Duration.ofSeconds(10);
+		assertThat(RateLimitPolicy.of("a", Algorithm.FIXED_WINDOW, 3, window).fullAfter()).isEqualTo(window);
+		assertThat(RateLimitPolicy.of("a", Algorithm.SLIDING_LOG, 3, window).fullAfter()).isEqualTo(window);
+		assertThat(RateLimitPolicy.of("a", Algorithm.SLIDING_WINDOW_COUNTER, 3, window).fullAfter())
+			.isEqualTo(Duration.ofSeconds(20));
+		assertThat(RateLimitPolicy.of("a", Algorithm.GCRA, 10, window).withBurst(4).fullAfter())
+			.isEqualTo(Duration.ofSeconds(4));
+		assertThat(RateLimitPolicy.of("a", Algorithm.TOKEN_BUCKET, 3, window).fullAfter()).isEqualTo(window);
+		assertThat(RateLimitPolicy.of("a", Algorithm.LEAKY_BUCKET, 3, window).withBurst(1).fullAfter())
+			.as("rounded up to the microsecond").isEqualTo(Duration.ofNanos(3_333_334_000L));
+	}
+
 }

@@ -908,6 +908,195 @@ public abstract class StoreContractTests {
 			.withMessageContaining("too large");
 	}
 
+	/**
+	 * Inspecting, resetting and changing a policy while the application runs. A key's state is compared with
+	 * that of a key that took as many permits under the same policy at the same instant.
+	 */
+	@Nested
+	class Operations {
+
+		private final ManualTimeSource clock = new ManualTimeSource(ReferenceFixture.nanos("1"));
+
+		private final RateLimitStore store = createStore(this.clock);
+
+		private int references;
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void inspectsAKeyWithoutTakingAnything(Algorithm algorithm) {
+			RateLimitPolicy policy = policy(algorithm, 3);
+			Decision fresh = this.store.inspect("client", policy);
+			assertThat(fresh.allowed()).isTrue();
+			assertThat(fresh.remaining()).isEqualTo(3);
+			assertThat(fresh.retryAfterNanos()).isZero();
+			assertThat(fresh.taken()).isFalse();
+			Decision taken = take(policy);
+			for (int i = 0; i < 3; i++) {
+				Decision inspected = this.store.inspect("client", policy);
+				assertThat(inspected.remaining()).as("inspection %d", i).isEqualTo(taken.remaining());
+				assertThat(inspected.resetAfterNanos()).as("inspection %d", i).isEqualTo(taken.resetAfterNanos());
+			}
+			for (int i = 1; i < admits(policy); i++) {
+				assertThat(take(policy).allowed()).as("request %d", i).isTrue();
+			}
+			Decision refused = take(policy);
+			assertThat(refused.allowed()).isFalse();
+			Decision inspected = this.store.inspect("client", policy);
+			assertThat(inspected.allowed()).isFalse();
+			assertThat(inspected).isEqualTo(refused);
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void resetsAKeyToItsFullQuotaAndNoOtherKey(Algorithm algorithm) {
+			RateLimitPolicy policy = policy(algorithm, 2);
+			for (int i = 0; i <= admits(policy); i++) {
+				take(policy);
+				take(policy, "other");
+			}
+			this.store.reset("client", policy.withCost(2));
+			assertThat(take(policy)).isEqualTo(take(policy, "fresh"));
+			assertThat(take(policy, "other").allowed()).isFalse();
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void keepsWhatAKeyHasUsedWhenItsLimitIsLowered(Algorithm algorithm) {
+			RateLimitPolicy declared = policy(algorithm, 10);
+			RateLimitPolicy lowered = changed(declared, 2);
+			for (int i = 0; i < admits(declared); i++) {
+				take(declared);
+			}
+			take(declared, "light");
+			this.store.change(declared, lowered);
+			assertThat(take(lowered).allowed()).as("a client that used its whole quota").isFalse();
+			assertThat(this.store.inspect("client", lowered).remaining()).isZero();
+			assertThat(this.store.inspect("light", lowered)).as("a client that used one permit")
+				.isEqualTo(reference(lowered, 1));
+			assertThat(this.store.inspect("new", lowered)).as("a client never seen").isEqualTo(reference(lowered, 0));
+			this.clock.advance(lowered.fullAfter());
+			assertThat(take(lowered).allowed()).as("once the new policy's keys are full again").isTrue();
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void carriesWhatAKeyHasUsedOverToARaisedLimit(Algorithm algorithm) {
+			RateLimitPolicy declared = policy(algorithm, 4);
+			RateLimitPolicy raised = changed(declared, 6);
+			for (int i = 0; i <= admits(declared); i++) {
+				take(declared);
+			}
+			this.store.change(declared, raised);
+			assertThat(this.store.inspect("client", raised)).isEqualTo(reference(raised, admits(declared)));
+			for (long i = admits(declared); i < admits(raised); i++) {
+				assertThat(take(raised).allowed()).as("request %d", i).isTrue();
+			}
+			assertThat(take(raised).allowed()).isFalse();
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void carriesOverOnceAcrossChangesInARowAndBack(Algorithm algorithm) {
+			RateLimitPolicy declared = policy(algorithm, 10);
+			RateLimitPolicy lowered = changed(declared, 5);
+			RateLimitPolicy lowest = changed(declared, 3);
+			for (int i = 0; i < 4; i++) {
+				take(declared);
+			}
+			take(declared, "idle");
+			this.store.change(declared, lowered);
+			take(lowered);
+			assertThat(this.store.inspect("client", lowered)).as("4 carried, one more taken")
+				.isEqualTo(reference(lowered, 5));
+			this.store.change(lowered, lowest);
+			assertThat(this.store.inspect("client", lowest)).isEqualTo(reference(lowest, Math.min(5, admits(lowest))));
+			assertThat(this.store.inspect("idle", lowest)).as("not seen since the first change: carried from the "
+					+ "declared policy").isEqualTo(reference(lowest, 1));
+			this.store.change(lowest, declared);
+			assertThat(this.store.inspect("client", declared)).as("back to the declared policy, which gave its "
+					+ "state to the first change: carried from the last one").isEqualTo(reference(declared, admits(lowest)));
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void resetsAKeyThatAChangeWouldCarryOver(Algorithm algorithm) {
+			RateLimitPolicy declared = policy(algorithm, 3);
+			RateLimitPolicy lowered = changed(declared, 2);
+			for (int i = 0; i < 3; i++) {
+				take(declared);
+			}
+			this.store.change(declared, lowered);
+			this.store.reset("client", lowered);
+			assertThat(take(lowered)).isEqualTo(take(lowered, "fresh"));
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void carriesOverOnceUnderConcurrentFirstRequests(Algorithm algorithm) throws Exception {
+			RateLimitPolicy declared = policy(algorithm, 10);
+			RateLimitPolicy lowered = changed(declared, 6);
+			for (int repetition = 0; repetition < concurrencyRepetitions() / 10; repetition++) {
+				RateLimitStore store = createStore(new ManualTimeSource(Duration.ofSeconds(repetition).toNanos()));
+				for (int i = 0; i < 5; i++) {
+					store.decideAll("hot", List.of(declared));
+				}
+				store.change(declared, lowered);
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<Boolean>> results = new ArrayList<>();
+				for (int thread = 0; thread < 20; thread++) {
+					results.add(StoreContractTests.this.threads.submit(() -> {
+						start.await();
+						return store.decideAll("hot", List.of(lowered)).get(0).allowed();
+					}));
+				}
+				start.countDown();
+				int allowed = 0;
+				for (Future<Boolean> result : results) {
+					allowed += result.get(30, TimeUnit.SECONDS) ? 1 : 0;
+				}
+				assertThat(allowed).as("allowed in repetition %d", repetition).isEqualTo(admits(lowered) - 5);
+			}
+		}
+
+		@Test
+		void refusesToChangeAPolicyIntoAnotherOne() {
+			RateLimitPolicy gcra = policy(Algorithm.GCRA, 3);
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> this.store.change(gcra, policy(Algorithm.TOKEN_BUCKET, 3)))
+				.withMessageContaining("'edge' (GCRA) into 'edge' (TOKEN_BUCKET)");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> this.store.change(gcra, RateLimitPolicy.of("other", Algorithm.GCRA, 3, TEN_SECONDS)))
+				.withMessageContaining("only");
+		}
+
+		private Decision take(RateLimitPolicy policy) {
+			return take(policy, "client");
+		}
+
+		private Decision take(RateLimitPolicy policy, String key) {
+			return this.store.decideAll(key, List.of(policy)).get(0);
+		}
+
+		/** The state of a new key after {@code taken} requests under {@code policy}, now. */
+		private Decision reference(RateLimitPolicy policy, long taken) {
+			String key = "reference-" + this.references++;
+			for (int i = 0; i < taken; i++) {
+				assertThat(take(policy, key).allowed()).as("reference request %d", i).isTrue();
+			}
+			return this.store.inspect(key, policy);
+		}
+
+		/** How many requests a new key admits in a row: the leaky bucket serves one and queues its burst. */
+		private static long admits(RateLimitPolicy policy) {
+			return (policy.algorithm() == Algorithm.LEAKY_BUCKET) ? policy.capacity() + 1 : policy.capacity();
+		}
+
+		private static RateLimitPolicy changed(RateLimitPolicy policy, long limit) {
+			return new RateLimitPolicy(policy.name(), policy.algorithm(), limit, policy.window(), limit, 1, 0);
+		}
+
+	}
+
 	private static RateLimitPolicy policy(Algorithm algorithm, long limit) {
 		return RateLimitPolicy.of("edge", algorithm, limit, TEN_SECONDS);
 	}

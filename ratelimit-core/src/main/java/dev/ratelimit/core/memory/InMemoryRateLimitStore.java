@@ -1,9 +1,11 @@
 package dev.ratelimit.core.memory;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.core.Decision;
@@ -101,6 +103,64 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		});
 	}
 
+	@Override
+	public Decision inspect(String key, RateLimitPolicy policy) {
+		Objects.requireNonNull(key, "key must not be null");
+		HeldStates held = new HeldStates(new PolicyTable[] { table(base(policy)) }, new String[] { key });
+		return whileHeld(held, (stack, at) -> {
+			Rules rules = stack.tables[0].rules;
+			KeyState state = stack.states[0];
+			boolean allowed = state.allows(rules, stack.held[0], at);
+			Decision decision = state.describe(rules, stack.held[0], at, allowed);
+			return new Decision(allowed, decision.limit(), decision.remaining(), decision.retryAfterNanos(),
+					decision.resetAfterNanos(), 0);
+		});
+	}
+
+	/**
+	 * Forgets {@code key} under the policy, and under the policies it changed from while their keys still carry
+	 * over. A key beyond the cap, which shares the policy's overflow quota, keeps sharing it.
+	 */
+	@Override
+	public void reset(String key, RateLimitPolicy policy) {
+		Objects.requireNonNull(key, "key must not be null");
+		KeyTable keys = this.keyTables.get(base(policy));
+		if (keys != null) {
+			keys.reset(key);
+		}
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The states of {@code from} are kept for a change back within that time, like Redis keeps a key until it
+	 * expires: a key that {@code to} already holds from an earlier visit keeps that state.
+	 */
+	@Override
+	public void change(RateLimitPolicy from, RateLimitPolicy to) {
+		RateLimitStore.checkChange(from, to);
+		RateLimitPolicy previous = base(from);
+		RateLimitPolicy next = base(to);
+		if (previous.equals(next)) {
+			return;
+		}
+		long now = now();
+		KeyTable old = this.keyTables.computeIfAbsent(previous, this::newKeyTable);
+		this.keyTables.computeIfAbsent(next, this::newKeyTable).succeed(old, now + micros(from.fullAfter()), now);
+	}
+
+	private KeyTable newKeyTable(RateLimitPolicy policy) {
+		return new KeyTable(this, policy, this.tableIds.incrementAndGet());
+	}
+
+	private static RateLimitPolicy base(RateLimitPolicy policy) {
+		return (policy.cost() == 1) ? policy : policy.withCost(1);
+	}
+
+	private static long micros(Duration duration) {
+		return TimeUnit.NANOSECONDS.toMicros(duration.toNanos());
+	}
+
 	/** Holds every state of {@code stack}, looked up again while one was retired, and works on them at one instant. */
 	private <T> T whileHeld(HeldStates stack, HeldWork<T> work) {
 		for (;;) {
@@ -195,8 +255,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			return table;
 		}
 		Objects.requireNonNull(policy, "policy must not be null");
-		KeyTable keys = this.keyTables.computeIfAbsent((policy.cost() == 1) ? policy : policy.withCost(1),
-				(p) -> new KeyTable(this, p, this.tableIds.incrementAndGet()));
+		KeyTable keys = this.keyTables.computeIfAbsent(base(policy), this::newKeyTable);
 		if (policy.cost() != 1 && keys.costs.getAndUpdate((n) -> Math.min(n + 1, MAX_COSTS)) == MAX_COSTS) {
 			return new PolicyTable(keys, policy);
 		}

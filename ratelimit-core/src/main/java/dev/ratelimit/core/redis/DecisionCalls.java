@@ -108,13 +108,54 @@ final class DecisionCalls {
 
 	private List<String> keys(List<String> clients, List<RedisLimiter> limiters) {
 		if (limiters.size() == 1) {
-			return List.of(this.keys.state(clients.get(0), limiters.get(0).policy()));
+			return List.of(this.keys.state(clients.get(0), limiters.get(0).stateName));
 		}
 		List<String> keys = new ArrayList<>(limiters.size());
 		for (int i = 0; i < limiters.size(); i++) {
-			keys.add(this.keys.state(clients.get(i), limiters.get(i).policy()));
+			keys.add(this.keys.state(clients.get(i), limiters.get(i).stateName));
 		}
 		return keys;
+	}
+
+	/**
+	 * Carries the permits that the client whose key is written {@code client} has in use under the newest of
+	 * {@code predecessors} holding it over to {@code limiter}, unless it has a state under it already: one
+	 * script call, waited for at most the timeout.
+	 * @param sent the instant of the decision that follows, from {@link #now()}
+	 */
+	void carryOver(String client, RedisLimiter limiter, List<RedisLimiter.Predecessor> predecessors, long sent)
+			throws ScriptCaller.CallFailure {
+		List<String> keys = new ArrayList<>(1 + predecessors.size());
+		keys.add(this.keys.state(client, limiter.stateName));
+		for (RedisLimiter.Predecessor predecessor : predecessors) {
+			keys.add(this.keys.state(client, predecessor.limiter().stateName));
+		}
+		String now = nowArgument(sent);
+		this.caller.call(RedisScripts.get().carryOver(), keys, (deadline) -> {
+			List<String> args = new ArrayList<>(2 + 6 * keys.size());
+			args.add(now);
+			limiter.addCarryOverArgs(args);
+			for (RedisLimiter.Predecessor predecessor : predecessors) {
+				predecessor.limiter().addCarryOverArgs(args);
+			}
+			if (!deadline.isEmpty()) {
+				args.add(deadline);
+			}
+			return args;
+		});
+	}
+
+	/**
+	 * Deletes the client's states under {@code limiter}'s policy and every policy it changed from: one script
+	 * call, waited for at most the timeout.
+	 */
+	void reset(String client, RedisLimiter limiter) throws ScriptCaller.CallFailure {
+		List<String> keys = new ArrayList<>(1 + limiter.predecessors.size());
+		keys.add(this.keys.state(client, limiter.stateName));
+		for (RedisLimiter.Predecessor predecessor : limiter.predecessors) {
+			keys.add(this.keys.state(client, predecessor.limiter().stateName));
+		}
+		this.caller.call(RedisScripts.get().reset(), keys, (deadline) -> List.of());
 	}
 
 	/** The stacked script's arguments, with the deadline always in its place and "peek" after it. */

@@ -140,6 +140,13 @@ final class FailureLog {
 				cause, now);
 	}
 
+	/** A reset that Redis carried out, but did not count for the other instances; an operator's act, each logged. */
+	synchronized void resetNotShared(Throwable cause) {
+		log(Level.WARNING, "A key was reset, but Redis did not count the reset for the other instances: each keeps "
+				+ "the denials it holds locally for the key until they expire. Cause: " + cause, cause,
+				this.ticker.nanoTime());
+	}
+
 	synchronized void listenerFailed(RuntimeException ex) {
 		long now = this.ticker.nanoTime();
 		if (this.anyListenerLine && now - this.lastListenerLine < LINE_PERIOD_NANOS) {

@@ -82,6 +82,12 @@ final class LocalDenials {
 		this.byKey.remove(key);
 	}
 
+	/** Drops every denial kept, as when a client may have been reset elsewhere. */
+	void forgetAll() {
+		this.forgets.incrementAndGet();
+		this.byKey.clear();
+	}
+
 	int keys() {
 		return this.byKey.size();
 	}

@@ -7,8 +7,11 @@ import dev.ratelimit.core.RateLimitPolicy;
 
 /**
  * Names the keys a store writes: {@code <prefix>{<client key>}:<policy name>} for a client's state, with the
- * client key escaped so that it cannot break the hash tag, and {@code <prefix>fleet} for the fleet's members,
- * which no client key becomes since it has no brace.
+ * client key escaped so that it cannot break the hash tag, {@code <prefix>{<client key>}:<policy name>@<limit>/<window
+ * in microseconds>/<burst>} for its state under a policy changed at runtime, and
+ * <code>&lt;prefix&gt;{%fleet}:members</code> and <code>&lt;prefix&gt;{%fleet}:control</code> for the fleet's
+ * members and what they share, in one slot, whose hash tag no client key becomes since an escaped key never
+ * holds a {@code %} followed by anything but {@code 25}, {@code 7B} or {@code 7D}.
  */
 final class RedisKeys {
 
@@ -16,6 +19,9 @@ final class RedisKeys {
 	static final String WARM_UP_CLIENT = "%warm-up";
 
 	private static final int SLOTS = 16384;
+
+	/** The hash tag of the fleet's keys, which no escaped client key is. */
+	private static final String FLEET_TAG = "{%fleet}:";
 
 	private final String prefix;
 
@@ -33,12 +39,30 @@ final class RedisKeys {
 		return this.prefix + '{' + escapedClient + "}:";
 	}
 
-	String state(String escapedClient, RateLimitPolicy policy) {
-		return client(escapedClient) + policy.name();
+	/** The key of a client's state under a policy whose state is named {@code stateName}. */
+	String state(String escapedClient, String stateName) {
+		return client(escapedClient) + stateName;
+	}
+
+	/**
+	 * The name of a policy's state: its name, or for a policy that a runtime change made of the policy
+	 * {@code original}, its name with its values, which no policy name holds since none has {@code @}.
+	 */
+	static String stateName(RateLimitPolicy policy, RateLimitPolicy original) {
+		if (policy.limit() == original.limit() && policy.window().equals(original.window())
+				&& policy.burst() == original.burst() && policy.delayAfter() == original.delayAfter()) {
+			return policy.name();
+		}
+		return policy.name() + '@' + policy.limit() + '/' + policy.windowMicros() + '/' + policy.burst()
+				+ ((policy.delayAfter() != 0) ? "/" + policy.delayAfter() : "");
 	}
 
 	String fleet() {
-		return this.prefix + "fleet";
+		return this.prefix + FLEET_TAG + "members";
+	}
+
+	String control() {
+		return this.prefix + FLEET_TAG + "control";
 	}
 
 	/**

@@ -30,10 +30,21 @@ final class RedisLimiter implements RateLimiter {
 
 	private final String delayAfter;
 
-	RedisLimiter(RedisRateLimitStore store, RateLimitPolicy policy) {
+	/** The name of the policy's state in its keys: its name, unless a runtime change made the policy. */
+	final String stateName;
+
+	/**
+	 * The policies this one changed from, newest first, whose keys carry their permits over to this one's
+	 * until each is full again.
+	 */
+	final List<Predecessor> predecessors;
+
+	RedisLimiter(RedisRateLimitStore store, RateLimitPolicy policy, String stateName, List<Predecessor> predecessors) {
 		LuaExactness.check(policy);
 		this.store = store;
 		this.policy = policy;
+		this.stateName = stateName;
+		this.predecessors = predecessors;
 		this.script = RedisScripts.get().standalone(policy.algorithm());
 		this.scriptName = RedisScripts.fileName(policy.algorithm());
 		this.limit = Long.toString(policy.limit());
@@ -79,6 +90,16 @@ final class RedisLimiter implements RateLimiter {
 		args.add(Long.toString(takenAt));
 	}
 
+	/** This policy's six values in the ARGV of the carry-over script. */
+	void addCarryOverArgs(List<String> args) {
+		args.add(this.scriptName);
+		args.add(this.limit);
+		args.add(this.window);
+		args.add(this.burst);
+		args.add(Long.toString(this.policy.capacity()));
+		args.add(this.delayAfter);
+	}
+
 	/** This policy's six values in the ARGV of the stacked script. */
 	void addStackedArgs(List<String> args) {
 		args.add(this.scriptName);
@@ -87,6 +108,13 @@ final class RedisLimiter implements RateLimiter {
 		args.add(this.burst);
 		args.add(this.cost);
 		args.add(this.delayAfter);
+	}
+
+	/**
+	 * A policy that a limiter's policy changed from, at a cost of one permit, and the instant (in the clock of
+	 * {@link DecisionCalls#now()}) from which every key of it is full again and carries nothing over.
+	 */
+	record Predecessor(RedisLimiter limiter, long untilNanos) {
 	}
 
 }

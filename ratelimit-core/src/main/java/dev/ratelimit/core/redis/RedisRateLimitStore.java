@@ -1,6 +1,7 @@
 package dev.ratelimit.core.redis;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -79,6 +80,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private final ScriptCaller caller;
 
+	private final RedisKeys keys;
+
 	private final DecisionCalls calls;
 
 	private final OutageDetector detector;
@@ -107,8 +110,23 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private final ConcurrentHashMap<RateLimitPolicy, RedisLimiter> limiters = new ConcurrentHashMap<>();
 
+	/** The policy each changed policy had before its first change, at one permit, by name. */
+	private final ConcurrentHashMap<String, RateLimitPolicy> originals = new ConcurrentHashMap<>();
+
+	/** The policy each changed policy is now, at one permit, and what it changed from, by name. */
+	private final ConcurrentHashMap<String, Transition> transitions = new ConcurrentHashMap<>();
+
+	private volatile Runnable sharedChangesListener = () -> {
+	};
+
+	/** The fleet's counts of changes and resets that this instance has acted upon. */
+	private long changesSeen = -1;
+
+	private long resetsSeen = -1;
+
 	private RedisRateLimitStore(Builder builder) {
 		this.caller = new ScriptCaller(builder.executor, builder.timeout, new RedisClock(builder.ticker));
+		this.keys = builder.keys;
 		this.calls = new DecisionCalls(builder.keys, builder.timeSource, this.caller);
 		this.detector = new OutageDetector(builder.timeout.toNanos());
 		this.fleet = new Fleet(this.caller, builder.keys);
@@ -159,9 +177,64 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 		Objects.requireNonNull(policy, "policy must not be null");
 		// costs computed per request would grow the cache without bound: beyond it, a limiter per request
-		return (this.limiters.size() < MAX_LIMITERS)
-				? this.limiters.computeIfAbsent(policy, (p) -> new RedisLimiter(this, p))
-				: new RedisLimiter(this, policy);
+		return (this.limiters.size() < MAX_LIMITERS) ? this.limiters.computeIfAbsent(policy, this::newLimiter)
+				: newLimiter(policy);
+	}
+
+	/** A limiter of {@code policy}, with the name of its state and, if a change made it, what it changed from. */
+	private RedisLimiter newLimiter(RateLimitPolicy policy) {
+		RateLimitPolicy original = this.originals.get(policy.name());
+		String stateName = (original != null) ? RedisKeys.stateName(policy, original) : policy.name();
+		Transition transition = this.transitions.get(policy.name());
+		return new RedisLimiter(this, policy, stateName,
+				(transition != null && transition.policy().equals(base(policy))) ? transition.predecessors()
+						: List.of());
+	}
+
+	private static RateLimitPolicy base(RateLimitPolicy policy) {
+		return (policy.cost() == 1) ? policy : policy.withCost(1);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The changed policy keeps its states under keys of their own, named after its values
+	 * ({@code <policy name>@<limit>/<window in microseconds>/<burst>}), and each key carries its permits over in
+	 * one more script call before its first decision after the change. Every instance that applies the same
+	 * change names the same keys; a change back to the values the policy had before its first change uses its
+	 * original keys again, and a key that still holds a state there from before keeps it, like any key that a
+	 * change back finds. Decisions already under way when the change is made still take from the keys of
+	 * {@code from}.
+	 */
+	@Override
+	public void change(RateLimitPolicy from, RateLimitPolicy to) {
+		RateLimitStore.checkChange(from, to);
+		RateLimitPolicy previous = base(from);
+		RateLimitPolicy next = base(to);
+		if (previous.equals(next)) {
+			return;
+		}
+		synchronized (this.transitions) {
+			RateLimitPolicy original = this.originals.computeIfAbsent(previous.name(), (name) -> previous);
+			String target = RedisKeys.stateName(next, original);
+			long now = this.calls.now();
+			List<RedisLimiter.Predecessor> predecessors = new ArrayList<>();
+			predecessors.add(new RedisLimiter.Predecessor(
+					new RedisLimiter(this, previous, RedisKeys.stateName(previous, original), List.of()),
+					now + from.fullAfter().toNanos()));
+			Transition before = this.transitions.get(previous.name());
+			if (before != null && before.policy().equals(previous)) {
+				for (RedisLimiter.Predecessor older : before.predecessors()) {
+					if (predecessors.size() < RateLimitStore.MAX_CARRIED_CHANGES && older.untilNanos() > now
+							&& !older.limiter().stateName.equals(target) && predecessors.stream()
+								.noneMatch((kept) -> kept.limiter().stateName.equals(older.limiter().stateName))) {
+						predecessors.add(older);
+					}
+				}
+			}
+			this.transitions.put(next.name(), new Transition(next, List.copyOf(predecessors)));
+			this.limiters.keySet().removeIf((policy) -> policy.name().equals(next.name()));
+		}
 	}
 
 	@Override
@@ -219,6 +292,133 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			}
 			return false;
 		}
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Asks Redis, waiting at most the timeout, after carrying the key's permits over if its policy has just
+	 * changed; the failure policy never answers it.
+	 * @throws IllegalStateException if Redis did not answer
+	 */
+	@Override
+	public Decision inspect(String key, RateLimitPolicy policy) {
+		Objects.requireNonNull(key, "key must not be null");
+		RedisLimiter limiter = (RedisLimiter) limiter(base(policy));
+		String client = RedisKeys.escape(key);
+		long sent = this.calls.now();
+		try {
+			carryOver(client, limiter, sent);
+			Decision peeked = this.calls.decide(List.of(client), List.of(limiter), sent, true).get(0);
+			// a peek replies as to a refused request: one of one permit would pass when it need not wait
+			return new Decision(peeked.retryAfterNanos() == 0, peeked.limit(), peeked.remaining(),
+					peeked.retryAfterNanos(), peeked.resetAfterNanos(), 0);
+		}
+		catch (ScriptCaller.CallFailure failure) {
+			throw new IllegalStateException("Redis did not tell the state of key '" + key + "' under policy '"
+					+ policy.name() + "': " + failure.getCause(), failure.getCause());
+		}
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Deletes the key's states in Redis, waiting at most the timeout, and forgets the denials this instance keeps
+	 * for it; every other instance of the fleet forgets the denials it keeps at its next heartbeat, within about
+	 * a second, while every decision that reaches Redis sees the reset at once.
+	 * @throws IllegalStateException if Redis did not delete them
+	 */
+	@Override
+	public void reset(String key, RateLimitPolicy policy) {
+		Objects.requireNonNull(key, "key must not be null");
+		RedisLimiter limiter = (RedisLimiter) limiter(base(policy));
+		try {
+			this.calls.reset(RedisKeys.escape(key), limiter);
+		}
+		catch (ScriptCaller.CallFailure failure) {
+			throw new IllegalStateException("Redis did not reset key '" + key + "' under policy '" + policy.name()
+					+ "': " + failure.getCause(), failure.getCause());
+		}
+		forget(key);
+		try {
+			control(List.of("reset"));
+		}
+		catch (ScriptCaller.CallFailure failure) {
+			this.failureLog.resetNotShared(failure.getCause());
+		}
+	}
+
+	/**
+	 * Shares a runtime change of a policy with every instance of the fleet, or removes it: the change stays in
+	 * Redis, where instances that start later read it, until it is removed. Each instance learns of it at its
+	 * next heartbeat, within about a second, and tells its
+	 * {@link #onSharedChanges listener}, which applies it. Waits for Redis at most the timeout.
+	 * @param policy the name of the policy
+	 * @param change its new values, or null to remove its change
+	 * @throws IllegalStateException if Redis did not store it
+	 */
+	public void share(String policy, @Nullable SharedChange change) {
+		Objects.requireNonNull(policy, "policy must not be null");
+		try {
+			control((change != null)
+					? List.of("share", policy, Long.toString(change.limit()),
+							Long.toString(TimeUnit.NANOSECONDS.toMicros(change.window().toNanos())),
+							Long.toString(change.burst()))
+					: List.of("unshare", policy));
+		}
+		catch (ScriptCaller.CallFailure failure) {
+			throw new IllegalStateException("Redis did not store the change of policy '" + policy + "': "
+					+ failure.getCause(), failure.getCause());
+		}
+	}
+
+	/**
+	 * Reads the runtime changes that the fleet shares for the given policies, waiting for Redis at most the
+	 * timeout.
+	 * @param policies the names of the policies
+	 * @return the change of each policy that has one
+	 * @throws IllegalStateException if Redis did not answer
+	 */
+	public Map<String, SharedChange> sharedChanges(Collection<String> policies) {
+		List<String> names = List.copyOf(policies);
+		List<String> args = new ArrayList<>(1 + names.size());
+		args.add("read");
+		args.addAll(names);
+		List<Long> reply;
+		try {
+			reply = control(args);
+		}
+		catch (ScriptCaller.CallFailure failure) {
+			throw new IllegalStateException("Redis did not tell the shared changes of the policies: "
+					+ failure.getCause(), failure.getCause());
+		}
+		if (reply.size() != 2 + 4 * names.size()) {
+			throw new IllegalStateException("Expected " + (2 + 4 * names.size())
+					+ " integers from the control script, got " + reply);
+		}
+		Map<String, SharedChange> changes = new TreeMap<>();
+		for (int i = 0; i < names.size(); i++) {
+			int at = 2 + 4 * i;
+			if (reply.get(at) == 1) {
+				changes.put(names.get(i), new SharedChange(reply.get(at + 1),
+						Duration.of(reply.get(at + 2), ChronoUnit.MICROS), reply.get(at + 3)));
+			}
+		}
+		return changes;
+	}
+
+	/**
+	 * Sets what runs, on the heartbeat's thread, whenever a heartbeat finds that the fleet's shared changes have
+	 * changed, and at the first heartbeat that Redis answers: typically reading them with
+	 * {@link #sharedChanges} and applying them with {@link #change}.
+	 * @param listener what runs; must not throw
+	 */
+	public void onSharedChanges(Runnable listener) {
+		this.sharedChangesListener = Objects.requireNonNull(listener, "listener must not be null");
+	}
+
+	private List<Long> control(List<String> args) throws ScriptCaller.CallFailure {
+		return this.caller.call(RedisScripts.get().control(), List.of(this.keys.control()), (deadline) -> args);
 	}
 
 	/**
@@ -332,6 +532,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 				}
 			}
 			long sent = this.calls.now();
+			for (int i = 0; i < limiters.size(); i++) {
+				carryOver(clients.get(i), limiters.get(i), sent);
+			}
 			for (int group = 0; group < groups.size() && denied < 0; group++) {
 				Decision first = decideGroup(clients, limiters, groups.get(group), sent, false, decisions);
 				holding[group] = first.taken();
@@ -429,8 +632,12 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 					return fallBack(keyed(key, limiters), outage);
 				}
 			}
-			List<Decision> decisions = this.calls.decide(Collections.nCopies(limiters.size(), RedisKeys.escape(key)),
-					limiters, sent, false);
+			String client = RedisKeys.escape(key);
+			for (RedisLimiter limiter : limiters) {
+				carryOver(client, limiter, sent);
+			}
+			List<Decision> decisions = this.calls.decide(Collections.nCopies(limiters.size(), client), limiters,
+					sent, false);
 			if (this.detector.succeeded()) {
 				this.failureLog.recovered();
 			}
@@ -447,6 +654,26 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 		finally {
 			this.detector.done(route);
+		}
+	}
+
+	/**
+	 * Carries the client's permits over to the limiter's policy from the ones it changed from, while any of them
+	 * still counts: one more call per decision until then, none afterwards.
+	 */
+	private void carryOver(String client, RedisLimiter limiter, long sent) throws ScriptCaller.CallFailure {
+		List<RedisLimiter.Predecessor> predecessors = limiter.predecessors;
+		if (predecessors.isEmpty()) {
+			return;
+		}
+		List<RedisLimiter.Predecessor> live = new ArrayList<>(predecessors.size());
+		for (RedisLimiter.Predecessor predecessor : predecessors) {
+			if (predecessor.untilNanos() - sent > 0) {
+				live.add(predecessor);
+			}
+		}
+		if (!live.isEmpty()) {
+			this.calls.carryOver(client, limiter, live, sent);
 		}
 	}
 
@@ -489,7 +716,14 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			List<RedisLimiter> limiters = limiters(limits);
 			calls.computeIfAbsent(this.calls.script(limiters).sha1(), (sha1) -> this.calls.warmUp(limiters));
 		}
-		calls.put(RedisScripts.get().fleet().sha1(), this.fleet.sendHeartbeat());
+		calls.put(RedisScripts.get().fleet().sha1(), this.fleet.sendHeartbeat().thenRun(() -> {
+			try {
+				this.scheduler.execute(this::followFleet);
+			}
+			catch (RejectedExecutionException ex) {
+				// the store is closing
+			}
+		}));
 		startHeartbeat(Fleet.HEARTBEAT.toNanos());
 		return CompletableFuture.allOf(calls.values().toArray(CompletableFuture[]::new));
 	}
@@ -529,6 +763,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			if (this.detector.succeeded()) {
 				this.failureLog.recovered();
 			}
+			followFleet();
 		}
 		catch (ScriptCaller.CallFailure failure) {
 			if (this.detector.failed(failure)) {
@@ -537,6 +772,30 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 		finally {
 			scheduleHeartbeat(Fleet.HEARTBEAT.toNanos());
+		}
+	}
+
+	/**
+	 * Acts upon what the last heartbeat counted: forgets every local denial once a client was reset anywhere,
+	 * and tells the listener once the shared changes have changed.
+	 */
+	private synchronized void followFleet() {
+		long resets = this.fleet.resets();
+		if (resets != this.resetsSeen && resets >= 0) {
+			this.resetsSeen = resets;
+			if (this.denials != null) {
+				this.denials.forgetAll();
+			}
+		}
+		long changes = this.fleet.changes();
+		if (changes != this.changesSeen && changes >= 0) {
+			this.changesSeen = changes;
+			try {
+				this.sharedChangesListener.run();
+			}
+			catch (RuntimeException ex) {
+				this.failureLog.listenerFailed(ex);
+			}
 		}
 	}
 
@@ -570,6 +829,40 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	/**
+	 * The values a runtime change gives a policy, which every instance of the fleet applies.
+	 *
+	 * @param limit the limit
+	 * @param window the window
+	 * @param burst the burst, the limit for the window algorithms
+	 */
+	public record SharedChange(long limit, Duration window, long burst) {
+
+		/**
+		 * Creates the values of a change.
+		 * @param limit the limit
+		 * @param window the window, a whole number of microseconds
+		 * @param burst the burst
+		 */
+		public SharedChange {
+			Objects.requireNonNull(window, "window must not be null");
+		}
+
+		/**
+		 * Returns the values of {@code policy}.
+		 * @param policy the policy
+		 * @return its limit, window and burst
+		 */
+		public static SharedChange of(RateLimitPolicy policy) {
+			return new SharedChange(policy.limit(), policy.window(), policy.burst());
+		}
+
+	}
+
+	/** The policy a changed policy is now, at one permit, and the ones it changed from, newest first. */
+	private record Transition(RateLimitPolicy policy, List<RedisLimiter.Predecessor> predecessors) {
 	}
 
 	/**

@@ -18,7 +18,8 @@ import dev.ratelimit.core.Algorithm;
  * pieces in {@code src/main/lua}: one per algorithm (the helpers, {@code time.lua}, {@code entry.lua} and the
  * algorithm's pieces), the stacked script generated here from the same text and {@code stacked.lua}, the
  * give-back script generated likewise from the algorithms' functions, their give-back pieces and
- * {@code give-back.lua}, and the fleet's heartbeat.
+ * {@code give-back.lua}, the carry-over script generated like the stacked one with {@code carry-over.lua}, the
+ * fleet's heartbeat and control, and the reset.
  */
 final class RedisScripts {
 
@@ -44,7 +45,13 @@ final class RedisScripts {
 
 	private final Script giveBack;
 
+	private final Script carryOver;
+
 	private final Script fleet = new Script(read("fleet.lua"));
+
+	private final Script control = new Script(read("control.lua"));
+
+	private final Script reset = new Script(read("reset.lua"));
 
 	private RedisScripts() {
 		String shared = null;
@@ -94,6 +101,9 @@ final class RedisScripts {
 				+ shared + giveBack + "\n" + read("give-back.lua"));
 		this.stacked = new Script("-- Generated from the six algorithm scripts and stacked.lua: see stacked.lua\n\n"
 				+ shared + define + "\n" + read("stacked.lua"));
+		this.carryOver = new Script(
+				"-- Generated from the six algorithm scripts and carry-over.lua: see carry-over.lua\n\n" + shared
+						+ define + "\n" + read("carry-over.lua"));
 	}
 
 	/** Where the line {@code marker} starts in the script {@code name}. */
@@ -121,8 +131,20 @@ final class RedisScripts {
 		return this.giveBack;
 	}
 
+	Script carryOver() {
+		return this.carryOver;
+	}
+
 	Script fleet() {
 		return this.fleet;
+	}
+
+	Script control() {
+		return this.control;
+	}
+
+	Script reset() {
+		return this.reset;
 	}
 
 	/** The name of the algorithm's script, without {@code .lua}; the stacked script knows them by it. */

@@ -222,8 +222,8 @@ class RedisKeysIT {
 		assertThat(keysUnderPrefix()).isNotEmpty()
 			.allSatisfy((key) -> assertThat(key).startsWith(this.prefix + "{%warm-up}:"));
 		// the warm-up's heartbeat made this instance a member of the fleet, for three seconds
-		assertThat(this.commands.zcard(this.prefix + "fleet")).isEqualTo(1);
-		assertThat(this.commands.pttl(this.prefix + "fleet")).isBetween(1L, 3000L);
+		assertThat(this.commands.zcard(this.prefix + "{%fleet}:members")).isEqualTo(1);
+		assertThat(this.commands.pttl(this.prefix + "{%fleet}:members")).isBetween(1L, 3000L);
 		assertThat(store.limiter(gcra).decide("client").remaining()).isEqualTo(2);
 		assertThat(this.failures).isEmpty();
 	}
@@ -238,7 +238,7 @@ class RedisKeysIT {
 			cursor = this.commands.scan(ScanCursor.of(cursor.getCursor()), match);
 			keys.addAll(cursor.getKeys());
 		}
-		keys.remove(this.prefix + "fleet");
+		keys.remove(this.prefix + "{%fleet}:members");
 		return keys;
 	}
 

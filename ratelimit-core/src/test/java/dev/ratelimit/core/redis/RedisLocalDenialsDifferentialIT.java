@@ -123,11 +123,12 @@ class RedisLocalDenialsDifferentialIT {
 			.isLessThanOrEqualTo(redisCalls.calls());
 	}
 
-	/** A key's reset: its state deleted from Redis, and its local denials forgotten by every instance. */
+	/**
+	 * A key's reset: its state deleted from Redis, and its local denials forgotten by every instance at once,
+	 * as their next heartbeats would.
+	 */
 	private void reset(String key, List<RateLimitPolicy> policies, String prefix, List<RedisRateLimitStore> fleet) {
-		RedisKeys keys = new RedisKeys(prefix);
-		this.redis.commands()
-			.del(policies.stream().map((policy) -> keys.state(RedisKeys.escape(key), policy)).toArray(String[]::new));
+		policies.forEach((policy) -> fleet.get(0).reset(key, policy));
 		fleet.forEach((store) -> store.forget(key));
 	}
 

@@ -64,7 +64,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void warmsUpEachScriptOnceUnderAKeyNoClientKeyBecomes() {
 		StubExecutor redis = new StubExecutor((call) -> call.sha1.equals(RedisScripts.get().fleet().sha1())
-				? reply(1, 1_764_000_000, 0) : reply(1, 2, 0, 1, 0, 0, 0, 0, 7));
+				? reply(1, 1_764_000_000, 0, 0, 0) : reply(1, 2, 0, 1, 0, 0, 0, 0, 7));
 		RedisRateLimitStore store = builder(redis).build();
 		RateLimitPolicy other = RateLimitPolicy.of("other", Algorithm.GCRA, 5, Duration.ofMinutes(1));
 		assertThat(store.warmUp(List.of(List.of(GCRA), List.of(other), List.of(GCRA, LEAKY)))).isCompleted();
@@ -530,7 +530,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void sendsTheRedisTimeAtWhichItStopsWaitingOnceAHeartbeatToldItRedisClock() {
 		StubExecutor redis = new StubExecutor((call) -> call.sha1.equals(RedisScripts.get().fleet().sha1())
-				? reply(1, 1_764_000_000, 250_000)
+				? reply(1, 1_764_000_000, 250_000, 0, 0)
 				: (call.keys.size() == 1) ? reply(1, 2, 0, 1, 0, 0, 0, 0, 7) : reply(1, 2, 0, 1, 0, 0, 0, 0, 7, 1, 2, 0, 1, 0, 0, 0, 0, 7));
 		RedisRateLimitStore store = builder(redis).timeout(Duration.ofSeconds(5)).build();
 		assertThat(store.warmUp(List.of())).isCompleted();
@@ -550,7 +550,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void enforcesItsShareOfTheLimitLocallyForTheFleetItLastHeardOf() {
 		List<Boolean> up = new CopyOnWriteArrayList<>(List.of(true));
-		StubExecutor redis = new StubExecutor((call) -> up.get(0) ? reply(3, 1_764_000_000, 0)
+		StubExecutor redis = new StubExecutor((call) -> up.get(0) ? reply(3, 1_764_000_000, 0, 0, 0)
 				: CompletableFuture.failedFuture(new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE,
 						"refused", null)));
 		ManualTimeSource clock = new ManualTimeSource(0);
@@ -568,7 +568,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void takesEveryCostOfAPolicyFromOneLocalShareWhileRedisFails() {
 		List<Boolean> up = new CopyOnWriteArrayList<>(List.of(true));
-		StubExecutor redis = new StubExecutor((call) -> up.get(0) ? reply(3, 1_764_000_000, 0)
+		StubExecutor redis = new StubExecutor((call) -> up.get(0) ? reply(3, 1_764_000_000, 0, 0, 0)
 				: CompletableFuture.failedFuture(new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE,
 						"refused", null)));
 		ManualTimeSource clock = new ManualTimeSource(0);

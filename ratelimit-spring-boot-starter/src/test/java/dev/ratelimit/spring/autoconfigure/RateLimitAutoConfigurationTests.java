@@ -208,7 +208,7 @@ class RateLimitAutoConfigurationTests {
 		AtomicBoolean reachable = new AtomicBoolean();
 		this.runner.withBean(RedisScriptExecutor.class, () -> (sha1, script, keys, args) -> reachable.get()
 				? CompletableFuture.completedFuture((keys.size() == 1 && keys.get(0).endsWith("fleet"))
-						? List.of(3L, 1_764_000_000L, 0L) : List.of(1L, 0L, 0L, 1L, 0L, 0L, 0L, 0L, 0L))
+						? List.of(3L, 1_764_000_000L, 0L, 0L, 0L) : List.of(1L, 0L, 0L, 1L, 0L, 0L, 0L, 0L, 0L))
 				: CompletableFuture.failedFuture(
 						new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE, "refused", null)))
 			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.failure-policy=allow")
@@ -235,7 +235,7 @@ class RateLimitAutoConfigurationTests {
 		AtomicInteger decisionCalls = new AtomicInteger();
 		this.runner.withBean(RedisScriptExecutor.class, () -> (sha1, script, keys, args) -> {
 			if (keys.size() == 1 && keys.get(0).endsWith("fleet")) {
-				return CompletableFuture.completedFuture(List.of(1L, 1_764_000_000L, 0L));
+				return CompletableFuture.completedFuture(List.of(1L, 1_764_000_000L, 0L, 0L, 0L));
 			}
 			decisionCalls.incrementAndGet();
 			// denied, nothing left, for a minute
