@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -29,6 +30,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.client.ExchangeResult;
@@ -468,6 +470,166 @@ abstract class AbstractSampleIT {
 	@Test
 	void leavesUnlimitedRequestsAlone() {
 		this.client.get().uri("/nowhere").exchange().expectStatus().isNotFound().expectHeader().doesNotExist("RateLimit");
+	}
+
+	@Test
+	void opensTheActuatorEndpointsToTheAdminAlone() {
+		for (String endpoint : List.of("/actuator/ratelimit", "/actuator/health", "/actuator/metrics")) {
+			get(endpoint).expectStatus().isUnauthorized();
+			get(endpoint, "alice", "alice-password").expectStatus().isForbidden();
+			get(endpoint, "admin", "wrong-password").expectStatus().isUnauthorized();
+			get(endpoint, "admin", "admin-password").expectStatus().isOk();
+		}
+	}
+
+	@Test
+	void listsEveryPolicyWithWhereItComesFrom() {
+		get("/actuator/ratelimit", "admin", "admin-password").expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.store.deciding")
+			.isEqualTo(true)
+			.jsonPath("$.policies['DemoController.gcra'].algorithm")
+			.isEqualTo("GCRA")
+			.jsonPath("$.policies['DemoController.gcra'].limit")
+			.isEqualTo(10)
+			.jsonPath("$.policies['DemoController.gcra'].window")
+			.isEqualTo("PT10S")
+			.jsonPath("$.policies['DemoController.gcra'].endpoints[0].routes[0]")
+			.isEqualTo("GET,HEAD /demo/gcra")
+			.jsonPath("$.policies['DemoController.gcra'].endpoints[0].key")
+			.isEqualTo("ip")
+			.jsonPath("$.policies['DemoController.gcra'].endpoints[0].declared")
+			.value(String.class, (declared) -> assertThat(declared).contains("DemoController").contains("gcra"))
+			.jsonPath("$.policies['DemoController.gcra'].change")
+			.doesNotExist()
+			.jsonPath("$.policies['yaml-only'].endpoints[0].declared")
+			.value(String.class, (declared) -> assertThat(declared).contains("ratelimit.rules"))
+			.jsonPath("$.policies['overridden'].limit")
+			.isEqualTo(5);
+	}
+
+	@Test
+	void inspectsAKeyWithoutTakingFromIt() {
+		LoopbackClient client = new LoopbackClient("127.0.0.2", this.port);
+		for (int i = 0; i < 3; i++) {
+			assertThat(client.get("/demo/gcra").status()).isEqualTo(200);
+		}
+		for (int i = 0; i < 2; i++) {
+			admin(HttpMethod.GET, "/actuator/ratelimit/DemoController.gcra/ip:127.0.0.2").expectStatus()
+				.isOk()
+				.expectBody()
+				.json("""
+						{"policy": "DemoController.gcra", "key": "ip:127.0.0.2", "allowed": true, "limit": 10,
+						 "remaining": 7, "retryAfter": 0, "resetAfter": 3}
+						""");
+		}
+		assertThat(client.get("/demo/gcra").header("RateLimit")).isEqualTo("\"DemoController.gcra\";r=6;t=4");
+		admin(HttpMethod.GET, "/actuator/ratelimit/no-such-policy/ip:127.0.0.2").expectStatus().isNotFound();
+	}
+
+	@Test
+	void resetsAKeyToItsFullQuota() {
+		LoopbackClient client = new LoopbackClient("127.0.0.2", this.port);
+		LoopbackClient other = new LoopbackClient("127.0.0.3", this.port);
+		for (int i = 0; i < 10; i++) {
+			client.get("/demo/gcra");
+			other.get("/demo/gcra");
+		}
+		assertThat(client.get("/demo/gcra").status()).isEqualTo(429);
+		admin(HttpMethod.DELETE, "/actuator/ratelimit/DemoController.gcra/ip:127.0.0.2").expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.remaining")
+			.isEqualTo(10);
+		LoopbackClient.Response allowed = client.get("/demo/gcra");
+		assertThat(allowed.status()).isEqualTo(200);
+		assertThat(allowed.header("RateLimit")).isEqualTo("\"DemoController.gcra\";r=9;t=1");
+		assertThat(other.get("/demo/gcra").status()).as("another client").isEqualTo(429);
+	}
+
+	@Test
+	void enforcesALoweredLimitFromTheNextRequestWithoutAFreshQuota() {
+		LoopbackClient busy = new LoopbackClient("127.0.0.2", this.port);
+		for (int i = 0; i < 5; i++) {
+			assertThat(busy.get("/demo/gcra").status()).isEqualTo(200);
+		}
+		try {
+			admin(HttpMethod.POST, "/actuator/ratelimit/DemoController.gcra", Map.of("limit", 2)).expectStatus()
+				.isOk()
+				.expectBody()
+				.jsonPath("$.limit")
+				.isEqualTo(2)
+				.jsonPath("$.burst")
+				.isEqualTo(2)
+				.jsonPath("$.change.declaredLimit")
+				.isEqualTo(10);
+			assertThat(busy.get("/demo/gcra").status()).as("a client that used 5 of 10").isEqualTo(429);
+			LoopbackClient fresh = new LoopbackClient("127.0.0.3", this.port);
+			LoopbackClient.Response first = fresh.get("/demo/gcra");
+			assertThat(first.status()).isEqualTo(200);
+			assertThat(first.header("RateLimit-Policy")).isEqualTo("\"DemoController.gcra\";q=2;w=10");
+			assertThat(fresh.get("/demo/gcra").status()).isEqualTo(200);
+			assertThat(fresh.get("/demo/gcra").status()).isEqualTo(429);
+		}
+		finally {
+			admin(HttpMethod.DELETE, "/actuator/ratelimit/DemoController.gcra").expectStatus()
+				.isOk()
+				.expectBody()
+				.jsonPath("$.limit")
+				.isEqualTo(10)
+				.jsonPath("$.change")
+				.doesNotExist();
+		}
+		LoopbackClient.Response declared = new LoopbackClient("127.0.0.4", this.port).get("/demo/gcra");
+		assertThat(declared.header("RateLimit-Policy")).isEqualTo("\"DemoController.gcra\";q=10;w=10");
+	}
+
+	@Test
+	void refusesAChangeItCannotTakeAndChangesNothing() {
+		admin(HttpMethod.POST, "/actuator/ratelimit/DemoController.gcra", Map.of("limit", 0)).expectStatus()
+			.isBadRequest()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("limit of policy 'DemoController.gcra' must be at least 1"));
+		admin(HttpMethod.POST, "/actuator/ratelimit/DemoController.gcra", Map.of("window", "soon")).expectStatus()
+			.isBadRequest()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("window").contains("'soon' is not a duration"));
+		admin(HttpMethod.POST, "/actuator/ratelimit/yaml-only", Map.of("burst", 5)).expectStatus()
+			.isBadRequest()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("has no burst"));
+		admin(HttpMethod.POST, "/actuator/ratelimit/DemoController.gcra", Map.of()).expectStatus().isBadRequest();
+		admin(HttpMethod.POST, "/actuator/ratelimit/no-such-policy", Map.of("limit", 2)).expectStatus()
+			.isNotFound()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("No rate limit policy is named 'no-such-policy'"));
+		admin(HttpMethod.GET, "/actuator/ratelimit/DemoController.gcra").expectBody()
+			.jsonPath("$.limit")
+			.isEqualTo(10)
+			.jsonPath("$.change")
+			.doesNotExist();
+		LoopbackClient client = new LoopbackClient("127.0.0.2", this.port);
+		for (int i = 0; i < 10; i++) {
+			assertThat(client.get("/demo/gcra").status()).isEqualTo(200);
+		}
+		assertThat(client.get("/demo/gcra").status()).isEqualTo(429);
+	}
+
+	private RestTestClient.ResponseSpec admin(HttpMethod method, String path) {
+		return this.client.method(method)
+			.uri(path)
+			.headers((headers) -> headers.setBasicAuth("admin", "admin-password"))
+			.exchange();
+	}
+
+	private RestTestClient.ResponseSpec admin(HttpMethod method, String path, Map<String, Object> body) {
+		return this.client.method(method)
+			.uri(path)
+			.headers((headers) -> headers.setBasicAuth("admin", "admin-password"))
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(body)
+			.exchange();
 	}
 
 	private RestTestClient.ResponseSpec get(String path) {

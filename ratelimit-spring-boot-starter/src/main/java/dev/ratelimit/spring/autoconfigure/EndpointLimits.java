@@ -75,6 +75,12 @@ record EndpointLimits(List<RateLimitPolicy> policies, List<String> origins, List
 				this.counted, plan, null, this.costs);
 	}
 
+	/** Returns these limits with {@code policies} in place of theirs, in the same order. */
+	EndpointLimits withPolicies(List<RateLimitPolicy> policies) {
+		return new EndpointLimits(policies, this.origins, this.keySpecs, this.keys, this.address, this.exemption,
+				this.counted, this.plan, this.plans, this.costs);
+	}
+
 	/** Returns these limits with the limits of each plan. */
 	EndpointLimits withPlans(EndpointPlans plans) {
 		return new EndpointLimits(this.policies, this.origins, this.keySpecs, this.keys, this.address,

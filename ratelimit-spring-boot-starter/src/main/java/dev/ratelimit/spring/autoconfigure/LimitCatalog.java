@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -63,18 +64,24 @@ final class LimitCatalog implements SmartInitializingSingleton {
 
 	private final ListableBeanFactory beanFactory;
 
+	private final PolicyChanges changes;
+
 	private final Map<HandlerKey, Optional<EndpointLimits>> handlers = new ConcurrentHashMap<>();
 
 	private volatile List<PathRule> rules = List.of();
 
 	private volatile List<PathRule> rulesBeforeSecurity = List.of();
 
+	/** The routes each endpoint's declared limits apply to, once every bean exists. */
+	private volatile Map<EndpointLimits, Set<String>> routes = Map.of();
+
 	LimitCatalog(LimitDefinitions definitions, ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
-			RateLimitStore store, ListableBeanFactory beanFactory) {
+			RateLimitStore store, ListableBeanFactory beanFactory, PolicyChanges changes) {
 		this.definitions = definitions;
 		this.beanFactory = beanFactory;
 		this.handlerMappings = handlerMappings;
 		this.store = store;
+		this.changes = changes;
 	}
 
 	@Override
@@ -108,6 +115,13 @@ final class LimitCatalog implements SmartInitializingSingleton {
 		if (this.store instanceof RedisRateLimitStore redis) {
 			warmUp(redis, active.keySet());
 		}
+		this.routes = Collections.unmodifiableMap(active);
+		this.changes.start(active.keySet());
+	}
+
+	/** Returns the routes of each endpoint's declared limits, in the order of the startup report's sources. */
+	Map<EndpointLimits, Set<String>> routes() {
+		return this.routes;
 	}
 
 	/** Returns the routes of a handler; Spring MVC serves HEAD with a GET handler. */
@@ -162,7 +176,8 @@ final class LimitCatalog implements SmartInitializingSingleton {
 		}
 	}
 
-	private static String describe(RateLimitPolicy policy) {
+	/** The values of a policy, as the startup report and the log write them. */
+	static String describe(RateLimitPolicy policy) {
 		return policy.algorithm() + " " + policy.limit() + "/" + policy.window()
 				+ ((policy.burst() != policy.limit()) ? " burst " + policy.burst() : "")
 				+ ((policy.delayAfter() == 0) ? ""

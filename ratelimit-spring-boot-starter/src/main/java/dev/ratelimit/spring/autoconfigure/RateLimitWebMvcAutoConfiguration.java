@@ -84,10 +84,17 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@ConditionalOnMissingBean
 	LimitCatalog rateLimitCatalog(RateLimitProperties properties, PolicyOverrides overrides,
 			ListableBeanFactory beanFactory, ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
-			RateLimitStore store, ClientAddresses clientAddresses, TimeSource timeSource, PolicyPlans policyPlans) {
+			RateLimitStore store, ClientAddresses clientAddresses, TimeSource timeSource, PolicyPlans policyPlans,
+			PolicyChanges changes) {
 		return new LimitCatalog(
 				new LimitDefinitions(properties, overrides, beanFactory, clientAddresses, timeSource, policyPlans),
-				handlerMappings, store, beanFactory);
+				handlerMappings, store, beanFactory, changes);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PolicyChanges rateLimitPolicyChanges(RateLimitStore store) {
+		return new PolicyChanges(store);
 	}
 
 	/**
@@ -127,9 +134,11 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@ConditionalOnMissingBean
 	RequestDecisions rateLimitRequestDecisions(RateLimitStore store, RateLimitExceededHandler exceededHandler,
 			ObjectProvider<RateLimitMetrics> metrics, RateLimitProperties properties, HeldRequests heldRequests,
-			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters, TimeSource timeSource) {
+			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters, TimeSource timeSource,
+			PolicyChanges changes) {
 		return new RequestDecisions(store, exceededHandler, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
-				properties.getHeaders().isLegacy(), heldRequests, handlerAdapters, new UnresolvedKeys(timeSource));
+				properties.getHeaders().isLegacy(), heldRequests, handlerAdapters, new UnresolvedKeys(timeSource),
+				changes);
 	}
 
 	@Bean

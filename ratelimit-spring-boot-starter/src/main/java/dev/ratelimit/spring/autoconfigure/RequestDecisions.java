@@ -52,11 +52,14 @@ final class RequestDecisions {
 
 	private final UnresolvedKeys unresolvedKeys;
 
+	private final PolicyChanges changes;
+
 	private volatile @Nullable HttpMessageConverter<Object> problemConverter;
 
 	RequestDecisions(RateLimitStore store, RateLimitExceededHandler exceededHandler, RateLimitMetrics metrics,
 			boolean legacyHeaders, HeldRequests heldRequests,
-			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters, UnresolvedKeys unresolvedKeys) {
+			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters, UnresolvedKeys unresolvedKeys,
+			PolicyChanges changes) {
 		this.store = store;
 		this.exceededHandler = exceededHandler;
 		this.metrics = metrics;
@@ -64,6 +67,7 @@ final class RequestDecisions {
 		this.heldRequests = heldRequests;
 		this.handlerAdapters = handlerAdapters;
 		this.unresolvedKeys = unresolvedKeys;
+		this.changes = changes;
 	}
 
 	/**
@@ -78,7 +82,7 @@ final class RequestDecisions {
 			this.metrics.exempt(limits.policies());
 			return true;
 		}
-		limits = limits.forPlanOf(request);
+		limits = this.changes.current(limits.forPlanOf(request));
 		List<KeyedPolicy> keyed;
 		try {
 			keyed = keyed(request, match, limits);

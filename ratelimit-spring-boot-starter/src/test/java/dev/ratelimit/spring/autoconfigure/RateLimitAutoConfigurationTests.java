@@ -131,24 +131,7 @@ class RateLimitAutoConfigurationTests {
 
 	@Test
 	void usesTheApplicationsStore() {
-		RateLimitStore store = new RateLimitStore() {
-
-			@Override
-			public RateLimiter limiter(RateLimitPolicy policy) {
-				throw new UnsupportedOperationException();
-			}
-
-			@Override
-			public List<Decision> decideAll(List<KeyedPolicy> limits) {
-				throw new UnsupportedOperationException();
-			}
-
-			@Override
-			public void giveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
-				throw new UnsupportedOperationException();
-			}
-
-		};
+		RateLimitStore store = InMemoryRateLimitStore.builder().build();
 		this.runner.withBean(RateLimitStore.class, () -> store)
 			.run((context) -> assertThat(context).getBean(RateLimitStore.class).isSameAs(store));
 	}

@@ -1,0 +1,36 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import dev.ratelimit.core.RateLimitStore;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the {@link RateLimitEndpoint ratelimit} Actuator endpoint, when Actuator is present and
+ * the endpoint is available (exposed, and not switched off with {@code management.endpoint.ratelimit.access}).
+ */
+@AutoConfiguration(after = RateLimitWebMvcAutoConfiguration.class)
+@ConditionalOnClass(Endpoint.class)
+@ConditionalOnBean(LimitCatalog.class)
+@ConditionalOnAvailableEndpoint(RateLimitEndpoint.class)
+public final class RateLimitEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitEndpoint rateLimitEndpoint(LimitCatalog catalog, PolicyChanges changes, RateLimitStore store) {
+		return new RateLimitEndpoint(catalog, changes, store);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(RateLimitEndpoint.class)
+	RateLimitEndpointWebExtension rateLimitEndpointWebExtension(RateLimitEndpoint endpoint) {
+		return new RateLimitEndpointWebExtension(endpoint);
+	}
+
+}
