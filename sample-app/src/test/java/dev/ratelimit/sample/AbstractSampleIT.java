@@ -616,6 +616,27 @@ abstract class AbstractSampleIT {
 		assertThat(client.get("/demo/gcra").status()).isEqualTo(429);
 	}
 
+	@ParameterizedTest
+	@CsvSource({ "ShapingController.nodelay, burst, 3, 3, 3, 2", "ShapingController.delay, burst, 1, 1, 1, 2",
+			"ShapingController.plain, limit, 4, 1, 0, 4" })
+	void keepsWhatADeclarationMeantWhenAChangeNamesSomeValues(String policy, String value, long to, long burst,
+			long delayAfter, long limit) {
+		try {
+			admin(HttpMethod.POST, "/actuator/ratelimit/" + policy, Map.of(value, to)).expectStatus()
+				.isOk()
+				.expectBody()
+				.jsonPath("$.limit")
+				.isEqualTo(limit)
+				.jsonPath("$.burst")
+				.isEqualTo(burst)
+				.jsonPath("$.delayAfter")
+				.isEqualTo(delayAfter);
+		}
+		finally {
+			admin(HttpMethod.DELETE, "/actuator/ratelimit/" + policy).expectStatus().isOk();
+		}
+	}
+
 	private RestTestClient.ResponseSpec admin(HttpMethod method, String path) {
 		return this.client.method(method)
 			.uri(path)

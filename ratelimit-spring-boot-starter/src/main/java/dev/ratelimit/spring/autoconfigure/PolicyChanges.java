@@ -125,6 +125,7 @@ final class PolicyChanges {
 			redis.share(name, SharedChange.of(next));
 		}
 		apply(name, next);
+		logger.info("Rate limit '" + name + "' changed at runtime to " + LimitCatalog.describe(next));
 		return next;
 	}
 
@@ -138,6 +139,7 @@ final class PolicyChanges {
 			redis.share(name, null);
 		}
 		apply(name, declared);
+		logger.info("Rate limit '" + name + "' back to its declared " + LimitCatalog.describe(declared));
 		return declared;
 	}
 
