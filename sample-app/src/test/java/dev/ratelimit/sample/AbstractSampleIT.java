@@ -617,7 +617,7 @@ abstract class AbstractSampleIT {
 	}
 
 	@ParameterizedTest
-	@CsvSource({ "ShapingController.nodelay, burst, 3, 3, 3, 2", "ShapingController.delay, burst, 1, 1, 1, 2",
+	@CsvSource({ "ShapingController.noDelay, burst, 3, 3, 3, 2", "ShapingController.delay, burst, 1, 1, 1, 2",
 			"ShapingController.plain, limit, 4, 1, 0, 4" })
 	void keepsWhatADeclarationMeantWhenAChangeNamesSomeValues(String policy, String value, long to, long burst,
 			long delayAfter, long limit) {
