@@ -161,6 +161,7 @@ final class LimitCatalog implements SmartInitializingSingleton {
 							+ ((cost != null) ? " cost '" + cost.text() + "'" : "")
 							+ (planned.plan().equals(EndpointLimits.NO_PLAN) ? "" : " on plan " + planned.plan())
 							+ (planned.counted().all() ? "" : " counting " + planned.counted())
+							+ (planned.shadow().get(i) ? " in shadow mode" : "")
 							+ " by " + planned.keySpecs().get(i) + " on " + shown + "; from " + planned.origins().get(i));
 					if (routes.size() > ROUTES_AT_INFO) {
 						allRoutes.add("Rate limit '" + policy.name() + "' limits " + String.join(", ", routes));

@@ -142,6 +142,7 @@ final class LimitDefinitions {
 	private EndpointLimits declare(List<MergedAnnotation<RateLimited>> annotations, String defaultName, String site,
 			List<ParameterBinding> bindings) {
 		List<RateLimitPolicy> policies = new ArrayList<>();
+		List<Boolean> shadows = new ArrayList<>();
 		List<String> origins = new ArrayList<>();
 		List<String> keySpecs = new ArrayList<>();
 		List<Map<String, RateLimitPolicy>> plans = new ArrayList<>();
@@ -195,11 +196,17 @@ final class LimitDefinitions {
 						"Give every limit of the declaration the same countStatus.");
 			}
 			policies.add(policy);
+			shadows.add(shadow((override != null) ? override.getShadow() : null));
 			origins.add(where + ((entry != null) ? " (" + entry.origin() + ")" : ""));
 			keySpecs.add(key);
 		}
-		return limits(policies, origins, keySpecs, plans, costs, terms, termsProperty, site, action(site), bindings,
-				counted);
+		return limits(policies, shadows, origins, keySpecs, plans, costs, terms, termsProperty, site, action(site),
+				bindings, counted);
+	}
+
+	/** Returns whether a policy is in shadow mode: as its own setting says, else as ratelimit.shadow does. */
+	private boolean shadow(@Nullable Boolean own) {
+		return (own != null) ? own : this.properties.isShadow();
 	}
 
 	/** Returns the outcomes that count against a declared policy: its override's if set, else its own. */
@@ -216,9 +223,10 @@ final class LimitDefinitions {
 	 * The limits of one endpoint; policies declared with the same key share one key source, and each plan that
 	 * a policy knows gets the endpoint's limits with that plan's policies.
 	 */
-	private EndpointLimits limits(List<RateLimitPolicy> policies, List<String> origins, List<String> keySpecs,
-			List<Map<String, RateLimitPolicy>> plans, List<@Nullable Expression> costExpressions, ClientTerms terms,
-			String property, String keySite, String action, List<ParameterBinding> bindings, CountedOutcomes counted) {
+	private EndpointLimits limits(List<RateLimitPolicy> policies, List<Boolean> shadows, List<String> origins,
+			List<String> keySpecs, List<Map<String, RateLimitPolicy>> plans, List<@Nullable Expression> costExpressions,
+			ClientTerms terms, String property, String keySite, String action, List<ParameterBinding> bindings,
+			CountedOutcomes counted) {
 		AddressKey address = new AddressKey(this.addresses, terms.ipv6Prefix());
 		Exemption exemption = Exemption.none(this.addresses).orIn(this.exempt).orIn(terms.exempt());
 		if (this.exemptIf != null) {
@@ -238,11 +246,13 @@ final class LimitDefinitions {
 			keys.add(source);
 		}
 		List<@Nullable RequestCost> costs = new ArrayList<>(costExpressions.size());
-		for (Expression expression : costExpressions) {
-			costs.add((expression != null) ? new RequestCost(expression, bindings, address, this.time) : null);
+		for (int i = 0; i < costExpressions.size(); i++) {
+			Expression expression = costExpressions.get(i);
+			costs.add((expression != null)
+					? new RequestCost(expression, bindings, address, this.time, shadows.get(i)) : null);
 		}
-		EndpointLimits limits = new EndpointLimits(policies, origins, keySpecs, keys, address, exemption, counted,
-				EndpointLimits.NO_PLAN, null, costs);
+		EndpointLimits limits = new EndpointLimits(policies, shadows, origins, keySpecs, keys, address, exemption,
+				counted, EndpointLimits.NO_PLAN, null, costs);
 		Set<String> planNames = new LinkedHashSet<>();
 		plans.forEach((byPlan) -> planNames.addAll(byPlan.keySet()));
 		if (planNames.isEmpty()) {
@@ -563,9 +573,14 @@ final class LimitDefinitions {
 		CountedOutcomes counted = CountedOutcomes.of(property + ".count-status", action, rule.getCountStatus());
 		List<@Nullable Expression> costs = new ArrayList<>();
 		costs.add(cost);
-		return new PathRule(property, pattern, methods, limits(List.of(policy), List.of(property), List.of(keySpec),
-				List.of(plans), costs, clientTerms(property, rule), property, property + ".key", action, List.of(),
-				counted), rule.isBeforeSecurity());
+		// ratelimit.policies.<name>.shadow turns a rule's shadow mode on and off as it does a declaration's
+		PolicyOverrides.Entry entry = this.overrides.get(name);
+		boolean overridden = entry != null && entry.values().getShadow() != null;
+		boolean shadow = shadow(overridden ? entry.values().getShadow() : rule.getShadow());
+		String origin = property + (overridden ? " with " + entry.property() + ".shadow (" + entry.origin() + ")" : "");
+		return new PathRule(property, pattern, methods, limits(List.of(policy), List.of(shadow), List.of(origin),
+				List.of(keySpec), List.of(plans), costs, clientTerms(property, rule), property, property + ".key",
+				action, List.of(), counted), rule.isBeforeSecurity());
 	}
 
 	private static String httpMethod(String property, String action, String method) {

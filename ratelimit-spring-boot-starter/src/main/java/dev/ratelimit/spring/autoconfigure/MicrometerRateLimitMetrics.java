@@ -18,7 +18,9 @@ import org.springframework.beans.factory.ObjectProvider;
  * Publishes {@code ratelimit.decisions}, a counter tagged with the policy, its plan ({@code default} for a
  * declaration's own limits; a plan's limits are a policy of their own, so both tags take only declared values)
  * and the outcome ({@code allowed},
- * {@code delayed} when a leaky bucket held the request for its slot, {@code rejected}, or {@code store_failure}
+ * {@code delayed} when a leaky bucket held the request for its slot, {@code rejected}, {@code shadow_rejected} and
+ * {@code shadow_delayed} when a policy in shadow mode let through a request it would have rejected or held,
+ * or {@code store_failure}
  * when the Redis store's failure policy decided instead of Redis, {@code exempt} when an exemption let the
  * request through undecided, {@code give_back_failure} when Redis did not take back the permits of a request
  * whose outcome did not count), and

@@ -107,7 +107,7 @@ final class PolicyOverrides {
 				target.setPropertyValue(field, source.getPropertyValue(field));
 			});
 			overrides.put(canonical, new Entry(written.get(canonical), values,
-					List.copyOf(origins.getOrDefault(canonical, Set.of()))));
+					List.copyOf(origins.getOrDefault(canonical, Set.of())), Set.copyOf(roots.keySet())));
 		});
 		return new PolicyOverrides(overrides);
 	}
@@ -142,26 +142,29 @@ final class PolicyOverrides {
 	}
 
 	/**
-	 * Fails unless every override names one of the policies that may be overridden.
+	 * Fails unless every override names one of the policies that may be overridden; an override that sets only
+	 * {@code shadow} may name a rule's policy too.
 	 * @param overridable the names of the policies that overrides may change
-	 * @param others the names of the other policies, which overrides may not change
+	 * @param rules the names of the policies of {@code ratelimit.rules}, whose values their rules set
 	 */
-	void checkMatched(Collection<String> overridable, Collection<String> others) {
+	void checkMatched(Collection<String> overridable, Collection<String> rules) {
 		Set<String> known = new HashSet<>();
 		overridable.forEach((name) -> known.add(canonical(name)));
+		Set<String> ruled = new HashSet<>();
+		rules.forEach((name) -> ruled.add(canonical(name)));
 		for (Map.Entry<String, Entry> entry : this.overrides.entrySet()) {
-			if (known.contains(entry.getKey())) {
+			Entry override = entry.getValue();
+			boolean rule = ruled.contains(entry.getKey());
+			if (known.contains(entry.getKey()) || (rule && override.shadowOnly())) {
 				continue;
 			}
-			Entry override = entry.getValue();
 			List<String> closest = overridable.stream()
 				.sorted(Comparator.comparingInt((name) -> PropertySchema.distance(entry.getKey(), canonical(name))))
 				.limit(3)
 				.toList();
-			boolean rule = others.stream().anyMatch((name) -> canonical(name).equals(entry.getKey()));
 			throw new RateLimitConfigurationException(override.property() + " (" + override.origin() + ") "
-					+ (rule ? "names a policy of ratelimit.rules, which its rule sets itself"
-							: "overrides no @RateLimited policy")
+					+ (rule ? "names a policy of ratelimit.rules, which its rule sets itself (only its shadow "
+							+ "may be set here)" : "overrides no @RateLimited policy")
 					+ "; the closest declared policies: " + closest + ".",
 					"Use the name of a @RateLimited policy (names match ignoring case and every character but "
 							+ "letters and digits), or remove the override.");
@@ -173,8 +176,14 @@ final class PolicyOverrides {
 	 * @param name the policy's name as first written in the configuration
 	 * @param values the values set, the others null
 	 * @param origins where the values come from
+	 * @param fields the names of the fields set, as the properties of {@link RateLimitProperties.Policy}
 	 */
-	record Entry(String name, RateLimitProperties.Policy values, List<String> origins) {
+	record Entry(String name, RateLimitProperties.Policy values, List<String> origins, Set<String> fields) {
+
+		/** Whether the override sets nothing but {@code shadow}, which a rule's policy may take. */
+		boolean shadowOnly() {
+			return this.fields.equals(Set.of("shadow"));
+		}
 
 		String property() {
 			return "ratelimit.policies." + this.name;

@@ -55,11 +55,14 @@ final class RateLimitHeaders {
 		return header.toString();
 	}
 
-	/** Writes the draft headers and, if asked, the legacy ones for the policy with the fewest permits left. */
-	static void write(HttpServletResponse response, EndpointLimits limits, List<Decision> decisions,
-			boolean legacy) {
-		response.setHeader(POLICY, limits.policyHeader());
-		response.setHeader(RATE_LIMIT, rateLimit(limits.policies(), decisions));
+	/**
+	 * Writes the draft headers of {@code policies}, whose {@code RateLimit-Policy} is {@code policyHeader}, and,
+	 * if asked, the legacy ones for the policy with the fewest permits left.
+	 */
+	static void write(HttpServletResponse response, String policyHeader, List<RateLimitPolicy> policies,
+			List<Decision> decisions, boolean legacy) {
+		response.setHeader(POLICY, policyHeader);
+		response.setHeader(RATE_LIMIT, rateLimit(policies, decisions));
 		if (legacy) {
 			int tightest = 0;
 			for (int i = 1; i < decisions.size(); i++) {

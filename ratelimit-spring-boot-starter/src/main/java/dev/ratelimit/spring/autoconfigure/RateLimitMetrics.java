@@ -70,7 +70,13 @@ interface RateLimitMetrics {
 		DELAYED,
 
 		/** Rejected with 429. */
-		REJECTED
+		REJECTED,
+
+		/** Let through at once, though a policy in shadow mode would have rejected it. */
+		SHADOW_REJECTED,
+
+		/** Let through at once, though a policy in shadow mode would have held it until its slot. */
+		SHADOW_DELAYED
 
 	}
 

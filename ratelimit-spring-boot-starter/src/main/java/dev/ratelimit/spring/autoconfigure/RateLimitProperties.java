@@ -63,6 +63,18 @@ public class RateLimitProperties {
 	 */
 	private List<Rule> rules = new ArrayList<>();
 
+	/**
+	 * Whether every policy runs in shadow mode: each request is decided and counted as if the limit were
+	 * enforced, but none is rejected or held. A policy's own shadow setting wins over this one.
+	 */
+	private boolean shadow;
+
+	/**
+	 * Whether policies in shadow mode write their RateLimit-Policy and RateLimit response headers, as enforced
+	 * ones do.
+	 */
+	private boolean shadowHeaders;
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -129,6 +141,22 @@ public class RateLimitProperties {
 
 	public void setRules(List<Rule> rules) {
 		this.rules = rules;
+	}
+
+	public boolean isShadow() {
+		return this.shadow;
+	}
+
+	public void setShadow(boolean shadow) {
+		this.shadow = shadow;
+	}
+
+	public boolean isShadowHeaders() {
+		return this.shadowHeaders;
+	}
+
+	public void setShadowHeaders(boolean shadowHeaders) {
+		this.shadowHeaders = shadowHeaders;
 	}
 
 	/**
@@ -365,6 +393,12 @@ public class RateLimitProperties {
 		 */
 		private List<Integer> countStatus = new ArrayList<>();
 
+		/**
+		 * Whether the limit runs in shadow mode: each request is decided and counted as if it were enforced, but
+		 * none is rejected or held. Defaults to ratelimit.shadow, over which it wins.
+		 */
+		private @Nullable Boolean shadow;
+
 		public @Nullable Long getLimit() {
 			return this.limit;
 		}
@@ -475,6 +509,14 @@ public class RateLimitProperties {
 
 		public void setCountStatus(List<Integer> countStatus) {
 			this.countStatus = countStatus;
+		}
+
+		public @Nullable Boolean getShadow() {
+			return this.shadow;
+		}
+
+		public void setShadow(@Nullable Boolean shadow) {
+			this.shadow = shadow;
 		}
 
 	}

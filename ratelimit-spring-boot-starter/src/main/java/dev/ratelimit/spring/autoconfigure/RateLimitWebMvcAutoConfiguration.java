@@ -137,8 +137,8 @@ public final class RateLimitWebMvcAutoConfiguration {
 			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters, TimeSource timeSource,
 			PolicyChanges changes) {
 		return new RequestDecisions(store, exceededHandler, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
-				properties.getHeaders().isLegacy(), heldRequests, handlerAdapters, new UnresolvedKeys(timeSource),
-				changes);
+				properties.getHeaders().isLegacy(), properties.isShadowHeaders(), heldRequests, handlerAdapters,
+				new UnresolvedKeys(timeSource), new ShadowLog(timeSource), changes);
 	}
 
 	@Bean

@@ -19,7 +19,8 @@ import org.springframework.http.ProblemDetail;
 /**
  * Computes the cost of a request from a declaration's cost expression. A cost must be a whole number from 1 to
  * the policy's capacity: any other, and an expression that fails, makes the request a bad one, answered with
- * 400 before anything is taken, and the log gets at most one WARN line per endpoint per minute.
+ * 400 before anything is taken, and the log gets at most one WARN line per endpoint per minute. Under a policy
+ * in shadow mode the request proceeds instead, counted as one that the policy would have rejected.
  */
 final class RequestCost {
 
@@ -37,12 +38,16 @@ final class RequestCost {
 
 	private final ThrottledWarning warning;
 
-	RequestCost(Expression expression, List<ParameterBinding> bindings, AddressKey address, TimeSource time) {
+	private final boolean shadow;
+
+	RequestCost(Expression expression, List<ParameterBinding> bindings, AddressKey address, TimeSource time,
+			boolean shadow) {
 		this.text = expression.getExpressionString();
 		this.expression = expression;
 		this.bindings = bindings;
 		this.address = address;
 		this.warning = new ThrottledWarning(logger, time);
+		this.shadow = shadow;
 	}
 
 	/** Returns the expression as declared. */
@@ -97,7 +102,7 @@ final class RequestCost {
 		String detail = "The cost of this request under policy '" + policy.name() + "' " + problem + ".";
 		this.warning.warn(() -> "Cost '" + this.text + "' of " + policy.name() + " for " + request.getMethod() + " "
 				+ request.getRequestURI() + " " + problem + ((cause != null) ? " (" + cause + ")" : "")
-				+ ": answered with 400");
+				+ (this.shadow ? ": would be answered with 400, let through in shadow mode" : ": answered with 400"));
 		ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
 		body.setType(ABOUT_BLANK);
 		body.setTitle(HttpStatus.BAD_REQUEST.getReasonPhrase());

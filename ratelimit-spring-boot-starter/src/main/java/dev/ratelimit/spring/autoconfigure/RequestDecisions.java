@@ -6,6 +6,7 @@ import java.util.List;
 
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
+import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.spring.RateLimitExceededHandler;
 import dev.ratelimit.spring.RateLimitRejection;
@@ -35,6 +36,13 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * more than the limit; once the request is {@link #settle settled}, a response whose status does not count gives
  * its permits back. Such limits write their headers only on a rejection: an allowed request's permits may be
  * given back, so no header written before it runs could tell what is left.
+ * <p>
+ * The policies in shadow mode of an endpoint are decided as a stack of their own, after the enforced ones and
+ * only if those let the request through, exactly as if they were enforced: a request they would deny takes
+ * nothing, one they would admit takes its permits, a leaky bucket's slot included, and gives them back like the
+ * enforced ones. Whatever they decide, the request proceeds at once and its response is left as it is, without
+ * their headers unless {@code ratelimit.shadow-headers} asks for them; the metrics and the {@link ShadowLog}
+ * tell what they would have done.
  */
 final class RequestDecisions {
 
@@ -46,6 +54,8 @@ final class RequestDecisions {
 
 	private final boolean legacyHeaders;
 
+	private final boolean shadowHeaders;
+
 	private final HeldRequests heldRequests;
 
 	private final ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters;
@@ -54,19 +64,23 @@ final class RequestDecisions {
 
 	private final PolicyChanges changes;
 
+	private final ShadowLog shadowLog;
+
 	private volatile @Nullable HttpMessageConverter<Object> problemConverter;
 
 	RequestDecisions(RateLimitStore store, RateLimitExceededHandler exceededHandler, RateLimitMetrics metrics,
-			boolean legacyHeaders, HeldRequests heldRequests,
+			boolean legacyHeaders, boolean shadowHeaders, HeldRequests heldRequests,
 			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters, UnresolvedKeys unresolvedKeys,
-			PolicyChanges changes) {
+			ShadowLog shadowLog, PolicyChanges changes) {
 		this.store = store;
 		this.exceededHandler = exceededHandler;
 		this.metrics = metrics;
 		this.legacyHeaders = legacyHeaders;
+		this.shadowHeaders = shadowHeaders;
 		this.heldRequests = heldRequests;
 		this.handlerAdapters = handlerAdapters;
 		this.unresolvedKeys = unresolvedKeys;
+		this.shadowLog = shadowLog;
 		this.changes = changes;
 	}
 
@@ -83,43 +97,126 @@ final class RequestDecisions {
 			return true;
 		}
 		limits = this.changes.current(limits.forPlanOf(request));
+		@Nullable String[] keys = new String[limits.policies().size()];
+		EndpointLimits.Stack enforced = limits.enforced();
 		List<KeyedPolicy> keyed;
 		try {
-			keyed = keyed(request, match, limits);
+			keyed = keyed(request, match, limits, enforced, keys);
 		}
 		catch (RequestCost.InvalidCost ex) {
 			writeProblem(response, ex.problem());
 			return false;
 		}
-		long start = System.nanoTime();
-		List<Decision> decisions = this.store.decideAll(keyed);
-		long elapsed = System.nanoTime() - start;
-		boolean allowed = decisions.get(0).allowed();
-		if (!allowed || limits.counted().all()) {
-			RateLimitHeaders.write(response, limits, decisions, this.legacyHeaders);
+		List<Decision> decisions = List.of();
+		long delay = 0;
+		if (!enforced.isEmpty()) {
+			long start = System.nanoTime();
+			decisions = this.store.decideAll(keyed);
+			long elapsed = System.nanoTime() - start;
+			if (!decisions.get(0).allowed()) {
+				RateLimitHeaders.write(response, enforced.policyHeader(), enforced.policies(), decisions,
+						this.legacyHeaders);
+				this.metrics.record(enforced.policies(), Outcome.REJECTED, elapsed);
+				reject(request, response, new RateLimitRejection(enforced.policies(), decisions));
+				return false;
+			}
+			delay = delay(decisions);
+			this.metrics.record(enforced.policies(), (delay == 0) ? Outcome.ALLOWED : Outcome.DELAYED, elapsed);
 		}
-		if (!allowed) {
-			this.metrics.record(limits.policies(), Outcome.REJECTED, elapsed);
-			reject(request, response, new RateLimitRejection(limits.policies(), decisions));
-			return false;
+		EndpointLimits.Stack shadowed = limits.shadowed();
+		List<KeyedPolicy> shadowKeyed = List.of();
+		List<Decision> shadowDecisions = List.of();
+		if (!shadowed.isEmpty()) {
+			shadowKeyed = shadowKeyed(request, match, limits, shadowed, keys);
+			if (shadowKeyed != null) {
+				shadowDecisions = decideShadow(shadowed, shadowKeyed);
+			}
+			if (shadowKeyed == null || !shadowDecisions.get(0).allowed()) {
+				// nothing was taken, so nothing is given back
+				shadowKeyed = List.of();
+				shadowDecisions = List.of();
+			}
 		}
-		if (!limits.counted().all()) {
-			request.setAttribute(reservation, new Reservation(limits.counted(), keyed, decisions));
+		if (limits.counted().all()) {
+			writeHeaders(response, enforced, decisions, shadowed, shadowDecisions);
 		}
-		long delay = delay(decisions);
+		else {
+			request.setAttribute(reservation,
+					new Reservation(limits.counted(), keyed, decisions, shadowKeyed, shadowDecisions));
+		}
 		if (delay == 0) {
-			this.metrics.record(limits.policies(), Outcome.ALLOWED, elapsed);
 			return true;
 		}
-		this.metrics.record(limits.policies(), Outcome.DELAYED, elapsed);
 		this.heldRequests.hold(request, response, delay);
 		return false;
 	}
 
 	/**
+	 * Each shadow policy with its key at the request's cost, or null when a cost is one the policy could not
+	 * take: enforced, it would answer 400 before any decision, which {@link RequestCost} logs; in shadow mode
+	 * the request proceeds undecided by these policies.
+	 */
+	private @Nullable List<KeyedPolicy> shadowKeyed(HttpServletRequest request, LimitCatalog.Match match,
+			EndpointLimits limits, EndpointLimits.Stack shadowed, @Nullable String[] keys) {
+		try {
+			return keyed(request, match, limits, shadowed, keys);
+		}
+		catch (RequestCost.InvalidCost ex) {
+			return null;
+		}
+	}
+
+	/** Decides the shadow policies as if they were enforced and records what they would have done. */
+	private List<Decision> decideShadow(EndpointLimits.Stack shadowed, List<KeyedPolicy> keyed) {
+		long start = System.nanoTime();
+		List<Decision> decisions = this.store.decideAll(keyed);
+		long elapsed = System.nanoTime() - start;
+		if (!decisions.get(0).allowed()) {
+			this.metrics.record(shadowed.policies(), Outcome.SHADOW_REJECTED, elapsed);
+			this.shadowLog.rejected(shadowed.policies());
+		}
+		else if (delay(decisions) > 0) {
+			this.metrics.record(shadowed.policies(), Outcome.SHADOW_DELAYED, elapsed);
+			this.shadowLog.delayed(shadowed.policies());
+		}
+		else {
+			this.metrics.record(shadowed.policies(), Outcome.ALLOWED, elapsed);
+		}
+		return decisions;
+	}
+
+	/**
+	 * Writes the headers of the enforced policies of an allowed request, and those of its shadow policies if
+	 * {@code ratelimit.shadow-headers} asks for them and they were decided.
+	 */
+	private void writeHeaders(HttpServletResponse response, EndpointLimits.Stack enforced, List<Decision> decisions,
+			EndpointLimits.Stack shadowed, List<Decision> shadowDecisions) {
+		boolean shadow = this.shadowHeaders && !shadowDecisions.isEmpty();
+		if (!shadow) {
+			if (!enforced.isEmpty()) {
+				RateLimitHeaders.write(response, enforced.policyHeader(), enforced.policies(), decisions,
+						this.legacyHeaders);
+			}
+			return;
+		}
+		if (enforced.isEmpty()) {
+			RateLimitHeaders.write(response, shadowed.policyHeader(), shadowed.policies(), shadowDecisions,
+					this.legacyHeaders);
+			return;
+		}
+		List<RateLimitPolicy> policies = new ArrayList<>(enforced.policies());
+		policies.addAll(shadowed.policies());
+		List<Decision> all = new ArrayList<>(decisions);
+		all.addAll(shadowDecisions);
+		RateLimitHeaders.write(response, enforced.policyHeader() + ", " + shadowed.policyHeader(), policies, all,
+				this.legacyHeaders);
+	}
+
+	/**
 	 * Settles the permits kept under {@code reservation}, if any, now that the request has ended with the
 	 * response's status, or with {@code failure}, which counts as 500 unless an error status was set: a status
-	 * that does not count gives them back. A request that is still asynchronous is settled when it completes.
+	 * that does not count gives them back, the shadow policies' included. A request that is still asynchronous
+	 * is settled when it completes.
 	 */
 	void settle(HttpServletRequest request, HttpServletResponse response, @Nullable Throwable failure,
 			String reservation) {
@@ -136,27 +233,34 @@ final class RequestDecisions {
 			status = HttpServletResponse.SC_INTERNAL_SERVER_ERROR;
 		}
 		if (!kept.counted().counts(status)) {
-			this.store.giveBack(kept.limits(), kept.decisions());
+			if (!kept.limits().isEmpty()) {
+				this.store.giveBack(kept.limits(), kept.decisions());
+			}
+			if (!kept.shadowLimits().isEmpty()) {
+				this.store.giveBack(kept.shadowLimits(), kept.shadowDecisions());
+			}
 		}
 	}
 
 	/**
-	 * Each policy of the request's plan, at the request's cost, with its key, computed once for the policies
-	 * that share a key source.
+	 * Each policy of {@code stack}, of the request's plan, at the request's cost, with its key; a key is
+	 * computed once for the policies that share a key source, and kept in {@code keys} for the other stack.
 	 */
-	private List<KeyedPolicy> keyed(HttpServletRequest request, LimitCatalog.Match match, EndpointLimits limits) {
+	private List<KeyedPolicy> keyed(HttpServletRequest request, LimitCatalog.Match match, EndpointLimits limits,
+			EndpointLimits.Stack stack, @Nullable String[] keys) {
 		List<KeySource> sources = limits.keys();
-		List<KeyedPolicy> keyed = new ArrayList<>(sources.size());
-		for (int i = 0; i < sources.size(); i++) {
-			@Nullable String key = null;
-			for (int j = 0; j < i && key == null; j++) {
-				if (sources.get(j) == sources.get(i)) {
-					key = keyed.get(j).key();
+		List<KeyedPolicy> keyed = new ArrayList<>(stack.indices().size());
+		for (int i : stack.indices()) {
+			String key = keys[i];
+			for (int j = 0; j < keys.length && key == null; j++) {
+				if (keys[j] != null && sources.get(j) == sources.get(i)) {
+					key = keys[j];
 				}
 			}
 			if (key == null) {
 				key = Keys.safe(this.unresolvedKeys.key(request, match, i));
 			}
+			keys[i] = key;
 			keyed.add(new KeyedPolicy(key, limits.policy(i, request, match.uriVariables())));
 		}
 		return keyed;
@@ -206,8 +310,12 @@ final class RequestDecisions {
 		return converter;
 	}
 
-	/** The permits an allowed request took under limits that count only some outcomes. */
-	private record Reservation(CountedOutcomes counted, List<KeyedPolicy> limits, List<Decision> decisions) {
+	/**
+	 * The permits an allowed request took under limits that count only some outcomes: those of its enforced
+	 * policies and those of its shadow policies, each empty when none were taken.
+	 */
+	private record Reservation(CountedOutcomes counted, List<KeyedPolicy> limits, List<Decision> decisions,
+			List<KeyedPolicy> shadowLimits, List<Decision> shadowDecisions) {
 	}
 
 	/** Settles the reservation of an asynchronous request once it completes, with its final status. */

@@ -312,6 +312,26 @@ class StartupFailureTests {
 	}
 
 	@Test
+	void rejectsAShadowSettingOfAnUnknownPolicy() {
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.policies.vaild.shadow=true")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessage("ratelimit.policies.vaild (\"ratelimit.policies.vaild.shadow\" from property source \"test\") "
+						+ "overrides no @RateLimited policy; the closest declared policies: [valid]."));
+	}
+
+	@Test
+	void rejectsAnOverrideOfARulesPolicyThatSetsMoreThanItsShadow() {
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.rules[0].path=/other/**", "ratelimit.rules[0].limit=1",
+					"ratelimit.rules[0].window=1s", "ratelimit.policies.rule-0.shadow=true",
+					"ratelimit.policies.rule-0.limit=5")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("names a policy of ratelimit.rules, which its rule sets itself (only its shadow "
+						+ "may be set here)"));
+	}
+
+	@Test
 	void rejectsPolicyNamesThatDifferOnlyInPunctuation() {
 		this.runner.withUserConfiguration(AlikeNames.class)
 			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
