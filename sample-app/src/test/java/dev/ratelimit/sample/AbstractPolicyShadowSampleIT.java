@@ -1,0 +1,79 @@
+package dev.ratelimit.sample;
+
+import java.time.Duration;
+
+import dev.ratelimit.core.ManualTimeSource;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.ActiveProfiles;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs the sample application on a real server with its {@code shadow} profile, which puts the limit of
+ * {@code /demo/gcra} and the rule of {@code /demo/yaml-only} in shadow mode and leaves every other limit
+ * enforced.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@ActiveProfiles("shadow")
+@Import({ ManualClock.class, ManualRelease.class })
+abstract class AbstractPolicyShadowSampleIT {
+
+	@Autowired
+	private ManualTimeSource time;
+
+	@Autowired
+	private MeterRegistry registry;
+
+	@LocalServerPort
+	private int port;
+
+	@BeforeEach
+	void startFromFullQuotas() {
+		long day = Duration.ofDays(1).toNanos();
+		this.time.set((this.time.nanoTime() / day + 1) * day);
+	}
+
+	@Test
+	void answersEveryRequestOverTheShadowLimitAndEnforcesTheOthers() {
+		LoopbackClient client = new LoopbackClient("127.0.0.2", this.port);
+		long before = Decisions.count(this.registry, "DemoController.gcra", "shadow_rejected");
+		for (int i = 0; i < 30; i++) {
+			LoopbackClient.Response response = client.get("/demo/gcra");
+			assertThat(response.status()).as("request %d", i + 1).isEqualTo(200);
+			assertThat(response.body()).isEqualTo("gcra\n");
+			assertThat(response.header("RateLimit")).isNull();
+			assertThat(response.header("RateLimit-Policy")).isNull();
+			assertThat(response.header("Retry-After")).isNull();
+		}
+		assertThat(Decisions.count(this.registry, "DemoController.gcra", "shadow_rejected") - before).isEqualTo(20);
+		for (int i = 0; i < 10; i++) {
+			assertThat(client.get("/demo/fixed-window").status()).isEqualTo(200);
+		}
+		LoopbackClient.Response rejected = client.get("/demo/fixed-window");
+		assertThat(rejected.status()).isEqualTo(429);
+		assertThat(rejected.header("Retry-After")).isNotNull();
+		assertThat(rejected.body()).contains("\"policies\":[\"DemoController.fixedWindow\"]");
+	}
+
+	@Test
+	void answersEveryRequestOverTheShadowRule() {
+		LoopbackClient client = new LoopbackClient("127.0.0.3", this.port);
+		long before = Decisions.count(this.registry, "yaml-only", "shadow_rejected");
+		for (int i = 0; i < 5; i++) {
+			LoopbackClient.Response response = client.get("/demo/yaml-only");
+			assertThat(response.status()).as("request %d", i + 1).isEqualTo(200);
+			assertThat(response.header("RateLimit")).isNull();
+		}
+		// 3 per 10 seconds: the fourth and the fifth would have been rejected
+		assertThat(Decisions.count(this.registry, "yaml-only", "shadow_rejected") - before).isEqualTo(2);
+	}
+
+}

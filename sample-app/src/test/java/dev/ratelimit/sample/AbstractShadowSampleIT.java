@@ -1,0 +1,78 @@
+package dev.ratelimit.sample;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+
+import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.core.testing.ManualScheduler;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs the sample application on a real server with {@code ratelimit.shadow=true}: every limit is decided and
+ * counted, and none rejects or holds a request or changes its response.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "ratelimit.shadow=true")
+@Import({ ManualClock.class, ManualRelease.class })
+abstract class AbstractShadowSampleIT {
+
+	@Autowired
+	private ManualTimeSource time;
+
+	@Autowired
+	private ManualScheduler scheduler;
+
+	@Autowired
+	private MeterRegistry registry;
+
+	@LocalServerPort
+	private int port;
+
+	@BeforeEach
+	void startFromFullQuotas() {
+		long day = Duration.ofDays(1).toNanos();
+		this.time.set((this.time.nanoTime() / day + 1) * day);
+	}
+
+	@Test
+	void answersEveryRequestOverTheLimitAsIfThereWereNoneAndCountsWhatItWouldHaveRejected() {
+		LoopbackClient client = new LoopbackClient("127.0.0.2", this.port);
+		long before = Decisions.count(this.registry, "DemoController.gcra", "shadow_rejected");
+		for (int i = 0; i < 30; i++) {
+			LoopbackClient.Response response = client.get("/demo/gcra");
+			assertThat(response.status()).as("request %d", i + 1).isEqualTo(200);
+			assertThat(response.body()).isEqualTo("gcra\n");
+			assertThat(response.header("RateLimit")).isNull();
+			assertThat(response.header("RateLimit-Policy")).isNull();
+			assertThat(response.header("Retry-After")).isNull();
+		}
+		assertThat(Decisions.count(this.registry, "DemoController.gcra", "shadow_rejected") - before).isEqualTo(20);
+	}
+
+	@Test
+	void holdsNoRequestThatALeakyBucketWouldDelayAndCountsIt() throws Exception {
+		long delayed = Decisions.count(this.registry, "shaping-yaml", "shadow_delayed");
+		long rejected = Decisions.count(this.registry, "shaping-yaml", "shadow_rejected");
+		SimultaneousRequests requests = new SimultaneousRequests(this.port, this.scheduler);
+		List<HttpResponse<String>> answered = requests.send("/demo/shaping/yaml", 10);
+		// delay=2 of burst=5: 3 would pass at once, 3 wait for their slot and 4 be rejected; all pass at once
+		assertThat(answered).hasSize(10).allSatisfy((response) -> {
+			assertThat(response.statusCode()).isEqualTo(200);
+			assertThat(response.body()).isEqualTo("yaml\n");
+		});
+		assertThat(this.scheduler.pending()).isZero();
+		assertThat(Decisions.count(this.registry, "shaping-yaml", "shadow_delayed") - delayed).isEqualTo(3);
+		assertThat(Decisions.count(this.registry, "shaping-yaml", "shadow_rejected") - rejected).isEqualTo(4);
+	}
+
+}

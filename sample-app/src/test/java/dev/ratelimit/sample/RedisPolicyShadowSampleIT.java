@@ -1,0 +1,47 @@
+package dev.ratelimit.sample;
+
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.redis.RedisRateLimitStore;
+import dev.ratelimit.core.testing.RedisExtension;
+import dev.ratelimit.core.testing.TestRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs the sample application with its {@code shadow} profile on a real server with its {@code redis} profile, against the
+ * test run's Redis, as {@link RedisSampleIT} does.
+ */
+@ActiveProfiles("redis")
+@ExtendWith(RedisExtension.class)
+@EnabledIf("dev.ratelimit.sample.RedisSampleIT#redisAvailable")
+@Import(RedisSampleIT.RedisClock.class)
+class RedisPolicyShadowSampleIT extends AbstractPolicyShadowSampleIT {
+
+	private static volatile String redisUri;
+
+	RedisPolicyShadowSampleIT(TestRedis redis) {
+		// resolved before the application context starts, which reads it
+		redisUri = redis.uri();
+	}
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.url", () -> redisUri);
+		registry.add("ratelimit.redis.timeout", () -> "10s");
+	}
+
+	@Test
+	void decidesOnRedis(@Autowired RateLimitStore store) {
+		assertThat(store).isInstanceOf(RedisRateLimitStore.class);
+	}
+
+}
