@@ -15,6 +15,7 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -105,7 +106,8 @@ class HttpMethodsServerIT {
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	// Spring Security is on the test classpath for BeforeSecurityServerIT; it would secure every endpoint here
 	@EnableAutoConfiguration(
-			exclude = { ServletWebSecurityAutoConfiguration.class, UserDetailsServiceAutoConfiguration.class })
+			exclude = { ServletWebSecurityAutoConfiguration.class, ManagementWebSecurityAutoConfiguration.class,
+					UserDetailsServiceAutoConfiguration.class })
 	@Import(MethodsController.class)
 	static class App {
 

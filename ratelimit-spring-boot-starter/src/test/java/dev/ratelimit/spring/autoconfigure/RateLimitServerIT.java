@@ -14,6 +14,7 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -86,7 +87,8 @@ class RateLimitServerIT {
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	// Spring Security is on the test classpath for BeforeSecurityServerIT; it would secure every endpoint here
 	@EnableAutoConfiguration(
-			exclude = { ServletWebSecurityAutoConfiguration.class, UserDetailsServiceAutoConfiguration.class })
+			exclude = { ServletWebSecurityAutoConfiguration.class, ManagementWebSecurityAutoConfiguration.class,
+					UserDetailsServiceAutoConfiguration.class })
 	@Import(BoomController.class)
 	static class App {
 
@@ -116,7 +118,8 @@ class RateLimitServerIT {
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	// Spring Security is on the test classpath for BeforeSecurityServerIT; it would secure every endpoint here
 	@EnableAutoConfiguration(
-			exclude = { ServletWebSecurityAutoConfiguration.class, UserDetailsServiceAutoConfiguration.class })
+			exclude = { ServletWebSecurityAutoConfiguration.class, ManagementWebSecurityAutoConfiguration.class,
+					UserDetailsServiceAutoConfiguration.class })
 	@Import(BadController.class)
 	static class BadApp {
 

@@ -26,6 +26,7 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -301,7 +302,8 @@ class ShapingServerIT {
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	// Spring Security is on the test classpath for BeforeSecurityServerIT; it would secure every endpoint here
 	@EnableAutoConfiguration(
-			exclude = { ServletWebSecurityAutoConfiguration.class, UserDetailsServiceAutoConfiguration.class })
+			exclude = { ServletWebSecurityAutoConfiguration.class, ManagementWebSecurityAutoConfiguration.class,
+					UserDetailsServiceAutoConfiguration.class })
 	@Import(ShapingController.class)
 	static class App {
 
