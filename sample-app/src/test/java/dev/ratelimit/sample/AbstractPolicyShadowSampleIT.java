@@ -1,6 +1,8 @@
 package dev.ratelimit.sample;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 
 import dev.ratelimit.core.ManualTimeSource;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -74,6 +76,16 @@ abstract class AbstractPolicyShadowSampleIT {
 		}
 		// 3 per 10 seconds: the fourth and the fifth would have been rejected
 		assertThat(Decisions.count(this.registry, "yaml-only", "shadow_rejected") - before).isEqualTo(2);
+	}
+
+	@Test
+	void tellsWhichPoliciesAreInShadowMode() {
+		LoopbackClient.Response response = new LoopbackClient("127.0.0.4", this.port).get("/actuator/ratelimit",
+				"Authorization", "Basic " + Base64.getEncoder().encodeToString("admin:admin-password".getBytes(StandardCharsets.UTF_8)));
+		assertThat(response.status()).isEqualTo(200);
+		assertThat(response.body()).contains("\"name\":\"DemoController.gcra\"")
+			.containsPattern("\"DemoController\\.gcra\":\\{[^}]*\"mode\":\"shadow\"")
+			.containsPattern("\"DemoController\\.fixedWindow\":\\{[^}]*\"mode\":\"enforced\"");
 	}
 
 }

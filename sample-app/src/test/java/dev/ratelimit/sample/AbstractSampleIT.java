@@ -499,6 +499,8 @@ abstract class AbstractSampleIT {
 			.isEqualTo("GET,HEAD /demo/gcra")
 			.jsonPath("$.policies['DemoController.gcra'].endpoints[0].key")
 			.isEqualTo("ip")
+			.jsonPath("$.policies['DemoController.gcra'].endpoints[0].mode")
+			.isEqualTo("enforced")
 			.jsonPath("$.policies['DemoController.gcra'].endpoints[0].declared")
 			.value(String.class, (declared) -> assertThat(declared).contains("DemoController").contains("gcra"))
 			.jsonPath("$.policies['DemoController.gcra'].change")

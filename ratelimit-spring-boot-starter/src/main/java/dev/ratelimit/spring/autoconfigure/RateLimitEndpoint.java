@@ -182,6 +182,7 @@ public final class RateLimitEndpoint {
 				for (int i = 0; i < planned.policies().size(); i++) {
 					if (planned.policies().get(i).name().equals(name)) {
 						usages.add(new Usage(routes, planned.keySpecs().get(i), planned.plan(),
+								planned.shadow().get(i) ? "shadow" : "enforced",
 								planned.counted().all() ? "all" : planned.counted().toString(),
 								planned.origins().get(i)));
 					}
@@ -246,10 +247,13 @@ public final class RateLimitEndpoint {
 	 * @param routes the methods and paths, such as {@code GET /demo/gcra}
 	 * @param key the key it is decided under, as declared, such as {@code ip} or {@code user}
 	 * @param plan the plan whose limits it is, {@code default} for the declaration's own
+	 * @param mode {@code enforced}, or {@code shadow} when it is decided and counted but rejects and holds
+	 * nothing
 	 * @param counts which responses count against it: {@code all}, or the statuses
 	 * @param declared where it was declared and overridden
 	 */
-	public record Usage(Set<String> routes, String key, String plan, String counts, String declared) {
+	public record Usage(Set<String> routes, String key, String plan, String mode, String counts,
+			String declared) {
 	}
 
 	/**
