@@ -38,6 +38,10 @@ final class Fallback {
 		this.instances = instances;
 	}
 
+	FailurePolicy policy() {
+		return this.policy;
+	}
+
 	/** Decides the limits as the failure policy says; its decisions take nothing from Redis' state. */
 	List<Decision> decide(List<KeyedPolicy> limits) {
 		List<RateLimitPolicy> policies = limits.stream().map(KeyedPolicy::policy).toList();

@@ -1,17 +1,22 @@
 package dev.ratelimit.core.redis;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.core.TimeSource;
 
 /**
  * Decides when Redis is failing, so that decisions stop waiting for it: at once when it cannot be reached, or
  * when at least {@value #FAILURES_TO_SWITCH} calls in a row failed or were late, sent over at least one timeout.
  * One late reply is no outage, nor are many calls sent at one instant behind one slow reply (a cold client, a
  * pause of the JVM): each of those requests alone takes the failure policy. While Redis is failing, one decision at a time still goes to it (a
- * probe); the first call that Redis answers, probe or heartbeat, ends the outage.
+ * probe); the first call that Redis answers, probe or heartbeat, ends the outage. It also counts the decisions
+ * that the failure policy made, in all and during the current outage, for {@link FailureStatus}.
  */
 final class OutageDetector {
 
@@ -29,8 +34,17 @@ final class OutageDetector {
 
 	private final AtomicBoolean probing = new AtomicBoolean();
 
-	OutageDetector(long timeoutNanos) {
+	private final TimeSource ticker;
+
+	/** Decisions the failure policy made since the store was built. */
+	private final LongAdder decisions = new LongAdder();
+
+	/** The current outage; null while Redis answers. */
+	private volatile @Nullable Outage outage;
+
+	OutageDetector(long timeoutNanos, TimeSource ticker) {
 		this.timeoutNanos = timeoutNanos;
+		this.ticker = ticker;
 	}
 
 	/** Where a decision goes. */
@@ -56,7 +70,12 @@ final class OutageDetector {
 	/** Redis answered; returns whether that ended an outage. */
 	boolean succeeded() {
 		this.consecutiveFailures.set(0);
-		return this.failing.get() != null && this.failing.getAndSet(null) != null;
+		if (this.failing.get() == null) {
+			return false;
+		}
+		// before the outage can begin again, so that a new outage is never cleared
+		this.outage = null;
+		return this.failing.getAndSet(null) != null;
 	}
 
 	/** Redis did not answer a call; returns whether that began an outage. */
@@ -75,12 +94,49 @@ final class OutageDetector {
 		}
 		boolean sustained = failures >= FAILURES_TO_SWITCH
 				&& failure.sentNanos - this.firstFailureSent >= this.timeoutNanos;
-		return (kind == ScriptCaller.Kind.UNREACHABLE || sustained) && this.failing.compareAndSet(null, failure);
+		if ((kind == ScriptCaller.Kind.UNREACHABLE || sustained) && this.failing.compareAndSet(null, failure)) {
+			this.outage = new Outage(this.ticker.nanoTime());
+			return true;
+		}
+		return false;
 	}
 
 	/** The last failure while Redis is failing, null while it answers. */
 	ScriptCaller.@Nullable CallFailure failing() {
 		return this.failing.get();
+	}
+
+	/** The failure policy made one decision, during an outage or for one call that Redis did not answer. */
+	void failurePolicyDecided() {
+		this.decisions.increment();
+		Outage outage = this.outage;
+		if (outage != null) {
+			outage.decisions.increment();
+		}
+	}
+
+	FailureStatus status(FailurePolicy policy) {
+		Outage outage = this.outage;
+		if (outage == null) {
+			return new FailureStatus(policy, null, this.decisions.sum(), 0);
+		}
+		// the outage's count first: every decision counts in all before it counts in the outage
+		long duringOutage = outage.decisions.sum();
+		return new FailureStatus(policy, Duration.ofNanos(this.ticker.nanoTime() - outage.began),
+				this.decisions.sum(), duringOutage);
+	}
+
+	/** One outage: when the store switched to the failure policy, and what it decided since. */
+	private static final class Outage {
+
+		final long began;
+
+		final LongAdder decisions = new LongAdder();
+
+		Outage(long began) {
+			this.began = began;
+		}
+
 	}
 
 }

@@ -128,7 +128,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.caller = new ScriptCaller(builder.executor, builder.timeout, new RedisClock(builder.ticker));
 		this.keys = builder.keys;
 		this.calls = new DecisionCalls(builder.keys, builder.timeSource, this.caller);
-		this.detector = new OutageDetector(builder.timeout.toNanos());
+		this.detector = new OutageDetector(builder.timeout.toNanos(), builder.ticker);
 		this.fleet = new Fleet(this.caller, builder.keys);
 		RateLimitStore local = builder.fallback;
 		if (local == null) {
@@ -431,6 +431,16 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	/**
+	 * Returns the failure policy, since how long Redis has been failing, if it is, measured with the store's own
+	 * clock, never Redis', and how many decisions the failure policy has made, in all and during the current
+	 * outage.
+	 * @return the status of the failure policy
+	 */
+	public FailureStatus failureStatus() {
+		return this.detector.status(this.fallback.policy());
+	}
+
+	/**
 	 * Returns how many instances share this store's quotas, as its last heartbeat counted them: 1 until a
 	 * heartbeat has answered. Under {@link FailurePolicy#LOCAL} each enforces its share of every limit while
 	 * Redis is away.
@@ -730,6 +740,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private List<Decision> fallBack(List<KeyedPolicy> limits, ScriptCaller.CallFailure failure) {
 		this.failureLog.failed(failure.kind, failure.getCause());
+		this.detector.failurePolicyDecided();
 		try {
 			this.listener.onFailure(policies(limits), failure.getCause());
 		}

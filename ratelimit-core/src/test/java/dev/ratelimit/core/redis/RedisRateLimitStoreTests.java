@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -472,6 +473,45 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void reportsSinceWhenRedisIsFailingAndWhatTheFailurePolicyDecided() {
+		List<Boolean> answers = new CopyOnWriteArrayList<>(List.of(false, true, false, false, false, true));
+		StubExecutor redis = new StubExecutor((call) -> answers.remove(0) ? reply(1, 2, 0, 1, 0, 0, 0, 0, 7)
+				: CompletableFuture.failedFuture(new IllegalStateException("OOM")));
+		ManualTimeSource ticker = new ManualTimeSource(0);
+		RedisRateLimitStore store = builder(redis).ticker(ticker).failurePolicy(FailurePolicy.DENY).build();
+		assertThat(store.failureStatus()).isEqualTo(denyStatus(null, 0, 0));
+		store.limiter(GCRA).decide("k");
+		store.limiter(GCRA).decide("k");
+		assertThat(store.failureStatus()).as("one failure, then an answer").isEqualTo(denyStatus(null, 1, 0));
+		for (int i = 0; i < OutageDetector.FAILURES_TO_SWITCH; i++) {
+			store.limiter(GCRA).decide("k");
+			ticker.advance(Duration.ofMillis(50));
+		}
+		assertThat(store.isFailing()).isTrue();
+		ticker.advance(Duration.ofSeconds(3));
+		assertThat(store.failureStatus()).isEqualTo(denyStatus(Duration.ofMillis(3050), 4, 1));
+		assertThat(store.failureStatus().failing()).isTrue();
+		answers.addAll(0, List.of(false, false));
+		store.limiter(GCRA).decide("k");
+		store.limiter(GCRA).decide("k");
+		assertThat(store.failureStatus()).as("two probes that failed")
+			.isEqualTo(denyStatus(Duration.ofMillis(3050), 6, 3));
+		store.limiter(GCRA).decide("k");
+		assertThat(store.isFailing()).isFalse();
+		assertThat(store.failureStatus()).isEqualTo(denyStatus(null, 6, 0));
+	}
+
+	@Test
+	void rejectsAnInconsistentFailureStatus() {
+		assertThatIllegalArgumentException().isThrownBy(() -> denyStatus(null, 3, 1))
+			.withMessageContaining("decisionsDuringOutage");
+		assertThatIllegalArgumentException().isThrownBy(() -> denyStatus(Duration.ZERO, 1, 2))
+			.withMessageContaining("decisionsDuringOutage");
+		assertThatIllegalArgumentException().isThrownBy(() -> denyStatus(Duration.ofNanos(-1), 1, 1))
+			.withMessageContaining("failingFor");
+	}
+
+	@Test
 	void takesNoOutageFromManyCallsFailingAtOneInstant() {
 		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException("slow")));
 		RedisRateLimitStore store = builder(redis).ticker(new ManualTimeSource(0))
@@ -604,6 +644,10 @@ class RedisRateLimitStoreTests {
 			.withBurst(9)
 			.withDelayAfter(9);
 		assertThat(Fallback.share(leaky, 3).delayAfter()).isEqualTo(3);
+	}
+
+	private static FailureStatus denyStatus(@Nullable Duration failingFor, long decisions, long duringOutage) {
+		return new FailureStatus(FailurePolicy.DENY, failingFor, decisions, duringOutage);
 	}
 
 	/** A store whose heartbeat never runs by itself: these tests see only the calls of their decisions. */

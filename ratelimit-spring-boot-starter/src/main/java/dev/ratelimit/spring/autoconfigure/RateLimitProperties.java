@@ -39,7 +39,16 @@ public class RateLimitProperties {
 	 */
 	private int maxKeys = 100_000;
 
+	/**
+	 * Share of a limit below which the permits a request leaves count as near the limit, in
+	 * ratelimit.near.limit, greater than 0 and less than 1: 0.2 counts the requests that leave fewer than 20%
+	 * of the limit.
+	 */
+	private double nearLimitShare = 0.2;
+
 	private final Redis redis = new Redis();
+
+	private final Health health = new Health();
 
 	private final Headers headers = new Headers();
 
@@ -107,8 +116,20 @@ public class RateLimitProperties {
 		this.maxKeys = maxKeys;
 	}
 
+	public double getNearLimitShare() {
+		return this.nearLimitShare;
+	}
+
+	public void setNearLimitShare(double nearLimitShare) {
+		this.nearLimitShare = nearLimitShare;
+	}
+
 	public Redis getRedis() {
 		return this.redis;
+	}
+
+	public Health getHealth() {
+		return this.health;
 	}
 
 	public Headers getHeaders() {
@@ -247,6 +268,28 @@ public class RateLimitProperties {
 
 		public void setLocalDenials(boolean localDenials) {
 			this.localDenials = localDenials;
+		}
+
+	}
+
+	/**
+	 * Properties of the ratelimit health contributor.
+	 */
+	public static class Health {
+
+		/**
+		 * Whether the health contributor reports DOWN while Redis is failing and the failure policy decides
+		 * every request, which takes the application out of service where health decides traffic. By default
+		 * it stays UP, since the failure policy keeps deciding.
+		 */
+		private boolean downWhenFailing;
+
+		public boolean isDownWhenFailing() {
+			return this.downWhenFailing;
+		}
+
+		public void setDownWhenFailing(boolean downWhenFailing) {
+			this.downWhenFailing = downWhenFailing;
 		}
 
 	}

@@ -1,0 +1,50 @@
+package dev.ratelimit.core.redis;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a {@link RedisRateLimitStore}'s {@link FailurePolicy} stands at one instant: whether it decides every
+ * request because Redis is failing, and since how long, and how many decisions it has made.
+ *
+ * @param failurePolicy what decides when Redis does not
+ * @param failingFor how long the failure policy has decided every request, since the store found Redis failing;
+ * null while Redis decides
+ * @param decisions decisions the failure policy made since the store was built, during outages and for single
+ * calls that Redis did not answer in time
+ * @param decisionsDuringOutage decisions the failure policy made during the current outage; 0 while Redis
+ * decides
+ */
+public record FailureStatus(FailurePolicy failurePolicy, @Nullable Duration failingFor, long decisions,
+		long decisionsDuringOutage) {
+
+	/**
+	 * Creates a status, checking that the counts are consistent.
+	 * @param failurePolicy what decides when Redis does not
+	 * @param failingFor how long Redis has been failing, or null
+	 * @param decisions decisions made since the store was built
+	 * @param decisionsDuringOutage decisions made during the current outage
+	 */
+	public FailureStatus {
+		Objects.requireNonNull(failurePolicy, "failurePolicy must not be null");
+		if (failingFor != null && failingFor.isNegative()) {
+			throw new IllegalArgumentException("failingFor must not be negative, was " + failingFor);
+		}
+		if (decisionsDuringOutage < 0 || decisions < decisionsDuringOutage
+				|| (failingFor == null && decisionsDuringOutage != 0)) {
+			throw new IllegalArgumentException("decisionsDuringOutage must be between 0 and decisions (" + decisions
+					+ "), and 0 without an outage, was " + decisionsDuringOutage);
+		}
+	}
+
+	/**
+	 * Returns whether the failure policy decides every request because Redis is failing.
+	 * @return whether an outage is in effect
+	 */
+	public boolean failing() {
+		return this.failingFor != null;
+	}
+
+}
