@@ -30,6 +30,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -41,8 +43,9 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Auto-configuration of the {@link RateLimitStore}: in memory by default, in Redis with
- * {@code ratelimit.store=redis} through the application's Spring Data Redis connection; and, with Micrometer,
- * decision metrics. On a {@link JedisConnectionFactory} each decision runs on the request's thread through a
+ * {@code ratelimit.store=redis} through the application's Spring Data Redis connection; with Micrometer,
+ * decision metrics; and, with Spring Boot's health module, the {@code ratelimit} health contributor. On a
+ * {@link JedisConnectionFactory} each decision runs on the request's thread through a
  * {@link JedisScriptExecutor}; on Lettuce, asynchronously through a {@link SpringDataRedisScriptExecutor}.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
@@ -70,6 +73,11 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	TimeSource rateLimitTimeSource() {
 		return TimeSource.system();
+	}
+
+	/** The store's name in metrics, observations and health: {@code memory} or {@code redis}. */
+	static String storeName(RateLimitProperties properties) {
+		return properties.getStore().name().toLowerCase(Locale.ROOT);
 	}
 
 	static InMemoryRateLimitStore inMemoryStore(RateLimitProperties properties, TimeSource timeSource) {
@@ -238,6 +246,20 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(HealthIndicator.class)
+	@ConditionalOnEnabledHealthIndicator("ratelimit")
+	static class HealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "ratelimitHealthContributor")
+		RateLimitHealthIndicator ratelimitHealthContributor(RateLimitStore store, RateLimitProperties properties) {
+			return new RateLimitHealthIndicator(store, storeName(properties),
+					properties.getHealth().isDownWhenFailing());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(MeterRegistry.class)
 	static class MetricsConfiguration {
 
@@ -245,8 +267,7 @@ public final class RateLimitAutoConfiguration {
 		@ConditionalOnMissingBean
 		MicrometerRateLimitMetrics rateLimitMetrics(ObjectProvider<MeterRegistry> registries,
 				RateLimitProperties properties, PolicyPlans policyPlans) {
-			return new MicrometerRateLimitMetrics(registries, properties.getStore().name().toLowerCase(Locale.ROOT),
-					policyPlans);
+			return new MicrometerRateLimitMetrics(registries, storeName(properties), policyPlans);
 		}
 
 		/**
