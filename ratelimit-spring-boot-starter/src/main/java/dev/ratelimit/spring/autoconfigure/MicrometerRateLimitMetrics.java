@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -24,14 +25,18 @@ import org.springframework.beans.factory.ObjectProvider;
  * when the Redis store's failure policy decided instead of Redis, {@code exempt} when an exemption let the
  * request through undecided, {@code give_back_failure} when Redis did not take back the permits of a request
  * whose outcome did not count), and
- * {@code ratelimit.decision.latency}, a timer of how long the store takes to decide, tagged with the store.
- * Keys are never tags: there are as many as clients.
+ * {@code ratelimit.decision.latency}, a timer of how long the store takes to decide, tagged with the store; and
+ * {@code ratelimit.near.limit}, a counter tagged with the policy and its plan of the admitted requests that left
+ * their key with fewer permits than {@code ratelimit.near-limit-share} of the limit, as Envoy's
+ * {@code near_limit}. Keys are never tags: there are as many as clients.
  */
 final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 
 	static final String DECISIONS = "ratelimit.decisions";
 
 	static final String LATENCY = "ratelimit.decision.latency";
+
+	static final String NEAR_LIMIT = "ratelimit.near.limit";
 
 	/**
 	 * Counters are kept by outcome ordinal, with the store failures, the exempt requests and the failed
@@ -49,7 +54,11 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 
 	private final PolicyPlans plans;
 
+	private final NearLimit nearLimit;
+
 	private final Map<String, Counter[]> counters = new ConcurrentHashMap<>();
+
+	private final Map<String, Counter> nearLimitCounters = new ConcurrentHashMap<>();
 
 	private volatile @Nullable MeterRegistry registry;
 
@@ -57,10 +66,12 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 
 	private volatile @Nullable Timer latency;
 
-	MicrometerRateLimitMetrics(ObjectProvider<MeterRegistry> registries, String store, PolicyPlans plans) {
+	MicrometerRateLimitMetrics(ObjectProvider<MeterRegistry> registries, String store, PolicyPlans plans,
+			NearLimit nearLimit) {
 		this.registries = registries;
 		this.store = store;
 		this.plans = plans;
+		this.nearLimit = nearLimit;
 	}
 
 	@Override
@@ -102,6 +113,23 @@ final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 		MeterRegistry registry = registry();
 		if (registry != null) {
 			count(registry, policies, GIVE_BACK_FAILURE);
+		}
+	}
+
+	@Override
+	public void admitted(List<RateLimitPolicy> policies, List<Decision> decisions) {
+		MeterRegistry registry = registry();
+		if (registry == null) {
+			return;
+		}
+		for (int i = 0; i < policies.size(); i++) {
+			if (this.nearLimit.isNear(decisions.get(i))) {
+				this.nearLimitCounters.computeIfAbsent(policies.get(i).name(), (name) -> Counter.builder(NEAR_LIMIT)
+					.description("Admitted requests that left their key near the limit")
+					.tag("policy", name)
+					.tag("plan", this.plans.plan(name))
+					.register(registry)).increment();
+			}
 		}
 	}
 

@@ -267,7 +267,8 @@ public final class RateLimitAutoConfiguration {
 		@ConditionalOnMissingBean
 		MicrometerRateLimitMetrics rateLimitMetrics(ObjectProvider<MeterRegistry> registries,
 				RateLimitProperties properties, PolicyPlans policyPlans) {
-			return new MicrometerRateLimitMetrics(registries, storeName(properties), policyPlans);
+			return new MicrometerRateLimitMetrics(registries, storeName(properties), policyPlans,
+					NearLimit.of(properties.getNearLimitShare()));
 		}
 
 		/**

@@ -2,6 +2,7 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.util.List;
 
+import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
 
 /**
@@ -26,6 +27,10 @@ interface RateLimitMetrics {
 
 		@Override
 		public void giveBackFailure(List<RateLimitPolicy> policies) {
+		}
+
+		@Override
+		public void admitted(List<RateLimitPolicy> policies, List<Decision> decisions) {
 		}
 
 	};
@@ -56,6 +61,14 @@ interface RateLimitMetrics {
 	 * @param policies the policies whose permits stay taken
 	 */
 	void giveBackFailure(List<RateLimitPolicy> policies);
+
+	/**
+	 * Records the decisions of one request that its limits admitted, at once or delayed, to count those that
+	 * left their key near the limit.
+	 * @param policies the policies that applied
+	 * @param decisions their decisions, in the same order
+	 */
+	void admitted(List<RateLimitPolicy> policies, List<Decision> decisions);
 
 	/**
 	 * What became of a request, as nginx's {@code $limit_req_status} tells {@code PASSED}, {@code DELAYED} and

@@ -122,6 +122,7 @@ final class RequestDecisions {
 			}
 			delay = delay(decisions);
 			this.metrics.record(enforced.policies(), (delay == 0) ? Outcome.ALLOWED : Outcome.DELAYED, elapsed);
+			this.metrics.admitted(enforced.policies(), decisions);
 		}
 		EndpointLimits.Stack shadowed = limits.shadowed();
 		List<KeyedPolicy> shadowKeyed = List.of();

@@ -257,6 +257,40 @@ class RateLimitInterceptorTests {
 	}
 
 	@Test
+	void countsTheAdmittedRequestsThatLeaveFewerThanAShareOfTheLimit() {
+		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run((context) -> {
+			MockMvcTester mvc = MockMvcTester.from(context);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			for (int i = 0; i < 8; i++) {
+				assertThat(mvc.get().uri("/gcra")).hasStatusOk();
+			}
+			assertThat(registry.find("ratelimit.near.limit").counter()).as("2 left of 10 is not below 20%").isNull();
+			assertThat(mvc.get().uri("/gcra")).hasStatusOk();
+			assertThat(mvc.get().uri("/gcra")).hasStatusOk();
+			assertThat(mvc.get().uri("/gcra")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+			assertThat(registry.get("ratelimit.near.limit")
+				.tags("policy", "LimitedController.gcra", "plan", "default")
+				.counter()
+				.count()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void countsNearTheLimitBelowTheConfiguredShare() {
+		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+			.withPropertyValues("ratelimit.near-limit-share=0.7")
+			.run((context) -> {
+				MockMvcTester mvc = MockMvcTester.from(context);
+				for (int i = 0; i < 10; i++) {
+					assertThat(mvc.get().uri("/gcra")).hasStatusOk();
+				}
+				// 6 to 0 left are below 70% of 10; 7 is not
+				assertThat(context.getBean(MeterRegistry.class).get("ratelimit.near.limit").counter().count())
+					.isEqualTo(7);
+			});
+	}
+
+	@Test
 	void countsDecisionsByPolicyAndOutcome() {
 		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run((context) -> {
 			MockMvcTester mvc = MockMvcTester.from(context);

@@ -4,6 +4,8 @@ import dev.ratelimit.spring.PlanResolver;
 import dev.ratelimit.spring.RateLimited;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -169,6 +171,16 @@ class StartupFailureTests {
 		this.runner.withPropertyValues("ratelimit.max-keys=0")
 			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
 				.hasMessage("Invalid ratelimit.max-keys: maxKeys must be at least 1, was 0"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "0", "1", "-0.2", "1.5" })
+	void rejectsANearLimitShareOutsideZeroAndOne(String share) {
+		this.runner.withPropertyValues("ratelimit.near-limit-share=" + share)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.hasMessage("Invalid ratelimit.near-limit-share: " + Double.parseDouble(share)
+						+ " is not a share of a limit, greater than 0 and less than 1."));
 	}
 
 	@Test
