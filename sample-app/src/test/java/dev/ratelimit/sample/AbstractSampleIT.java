@@ -19,6 +19,8 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 import dev.ratelimit.core.testing.ManualScheduler;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,6 +59,9 @@ abstract class AbstractSampleIT {
 
 	@Autowired
 	private ManualScheduler scheduler;
+
+	@Autowired
+	private MeterRegistry meters;
 
 	@LocalServerPort
 	private int port;
@@ -121,6 +126,19 @@ abstract class AbstractSampleIT {
 					 "detail": "Rate limit exceeded: 10 per 10 seconds (policy 'DemoController.gcra'); retry in 1 second.",
 					 "policies": ["DemoController.gcra"]}
 					""");
+	}
+
+	@Test
+	void countsTheNinthAndTenthGcraRequestsAsNearTheLimit() {
+		double before = nearLimit("DemoController.gcra");
+		for (int i = 0; i < 8; i++) {
+			get("/demo/gcra").expectStatus().isOk();
+		}
+		assertThat(nearLimit("DemoController.gcra")).as("2 left of 10 is not below 20%").isEqualTo(before);
+		get("/demo/gcra").expectStatus().isOk();
+		get("/demo/gcra").expectStatus().isOk();
+		get("/demo/gcra").expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+		assertThat(nearLimit("DemoController.gcra")).isEqualTo(before + 2);
 	}
 
 	@Test
@@ -687,6 +705,12 @@ abstract class AbstractSampleIT {
 			times.add(15 + i * 0.5);
 		}
 		return times;
+	}
+
+	/** What ratelimit.near.limit counted so far for the policy, across the tests sharing this application. */
+	private double nearLimit(String policy) {
+		Counter counter = this.meters.find("ratelimit.near.limit").tags("policy", policy, "plan", "default").counter();
+		return (counter != null) ? counter.count() : 0;
 	}
 
 }
