@@ -82,6 +82,16 @@ class ConfigurationMetadataTests {
 			.toList());
 	}
 
+	@ParameterizedTest
+	@CsvSource({ "ratelimit.near-limit-share, java.lang.Double, 0.2",
+			"ratelimit.health.down-when-failing, java.lang.Boolean, false" })
+	void describesTheOperationalPropertiesWithTheirDefaults(String name, String type, String defaultValue) {
+		Map<String, Object> property = property(name);
+		assertThat(property.get("type")).isEqualTo(type);
+		assertThat(String.valueOf(property.get("defaultValue"))).isEqualTo(defaultValue);
+		assertThat((String) property.get("description")).isNotBlank().endsWith(".");
+	}
+
 	private Map<String, Object> property(String name) {
 		List<Map<String, Object>> found = this.metadata.read("$.properties[?(@.name == '" + name + "')]");
 		assertThat(found).as(name).hasSize(1);
