@@ -15,6 +15,7 @@ import dev.ratelimit.spring.redis.SpringDataRedisScriptExecutor;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -22,6 +23,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -44,11 +46,13 @@ import org.springframework.util.ClassUtils;
 /**
  * Auto-configuration of the {@link RateLimitStore}: in memory by default, in Redis with
  * {@code ratelimit.store=redis} through the application's Spring Data Redis connection; with Micrometer,
- * decision metrics; and, with Spring Boot's health module, the {@code ratelimit} health contributor. On a
- * {@link JedisConnectionFactory} each decision runs on the request's thread through a
- * {@link JedisScriptExecutor}; on Lettuce, asynchronously through a {@link SpringDataRedisScriptExecutor}.
+ * decision metrics; with an {@code ObservationRegistry}, an observation of each decision; and, with Spring
+ * Boot's health module, the {@code ratelimit} health contributor. On a {@link JedisConnectionFactory} each
+ * decision runs on the request's thread through a {@link JedisScriptExecutor}; on Lettuce, asynchronously
+ * through a {@link SpringDataRedisScriptExecutor}.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitAutoConfiguration {
@@ -156,7 +160,7 @@ public final class RateLimitAutoConfiguration {
 		RedisRateLimitStore rateLimitStore(RateLimitProperties properties, TimeSource timeSource,
 				RedisScriptExecutor executor, ObjectProvider<RateLimitMetrics> metrics,
 				ObjectProvider<RedisRateLimitStoreBuilderCustomizer> customizers,
-				ObjectProvider<RedisConnectionFactory> connectionFactory) {
+				ObjectProvider<RedisConnectionFactory> connectionFactory, ObjectProvider<DecisionObserver> observer) {
 			RateLimitProperties.Redis redis = properties.getRedis();
 			RateLimitMetrics recorder = metrics.getIfAvailable(() -> RateLimitMetrics.NONE);
 			RedisRateLimitStore.Builder builder = RedisRateLimitStore.builder(executor)
@@ -169,6 +173,7 @@ public final class RateLimitAutoConfiguration {
 					@Override
 					public void onFailure(List<RateLimitPolicy> policies, Throwable cause) {
 						recorder.storeFailure(policies);
+						observer.ifAvailable(DecisionObserver::failurePolicyDecided);
 					}
 
 					@Override
@@ -255,6 +260,19 @@ public final class RateLimitAutoConfiguration {
 		RateLimitHealthIndicator ratelimitHealthContributor(RateLimitStore store, RateLimitProperties properties) {
 			return new RateLimitHealthIndicator(store, storeName(properties),
 					properties.getHealth().isDownWhenFailing());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(ObservationRegistry.class)
+	static class ObservationConfiguration {
+
+		@Bean
+		@ConditionalOnBean(ObservationRegistry.class)
+		@ConditionalOnMissingBean
+		ObservedDecisions rateLimitDecisionObserver(ObservationRegistry registry, RateLimitProperties properties) {
+			return new ObservedDecisions(registry, storeName(properties));
 		}
 
 	}

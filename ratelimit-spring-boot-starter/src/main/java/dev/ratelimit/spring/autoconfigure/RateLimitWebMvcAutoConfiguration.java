@@ -135,10 +135,10 @@ public final class RateLimitWebMvcAutoConfiguration {
 	RequestDecisions rateLimitRequestDecisions(RateLimitStore store, RateLimitExceededHandler exceededHandler,
 			ObjectProvider<RateLimitMetrics> metrics, RateLimitProperties properties, HeldRequests heldRequests,
 			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters, TimeSource timeSource,
-			PolicyChanges changes) {
+			PolicyChanges changes, ObjectProvider<DecisionObserver> observer) {
 		return new RequestDecisions(store, exceededHandler, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
 				properties.getHeaders().isLegacy(), properties.isShadowHeaders(), heldRequests, handlerAdapters,
-				new UnresolvedKeys(timeSource), new ShadowLog(timeSource), changes);
+				new UnresolvedKeys(timeSource), new ShadowLog(timeSource), changes, observer.getIfAvailable());
 	}
 
 	@Bean

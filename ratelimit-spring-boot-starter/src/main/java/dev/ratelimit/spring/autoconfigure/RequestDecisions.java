@@ -29,7 +29,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * in the servlet filter ahead of Spring Security. It writes the rate limit headers, answers a rejected request
  * itself with 429, {@code Retry-After} and a problem body, and {@link HeldRequests holds} a request that a leaky
  * bucket admitted with a delay. A request is decided under the limits of its client's plan, at its own cost; a
- * request whose cost its limits can never take is answered with 400 and takes nothing.
+ * request whose cost its limits can never take is answered with 400 and takes nothing. With an observation
+ * registry, each decision is {@link DecisionObserver observed}.
  * <p>
  * Limits that {@link CountedOutcomes count only some outcomes} take their permits before the request runs, so
  * that a client that has spent its quota is refused before any work is done and concurrent requests never take
@@ -66,12 +67,14 @@ final class RequestDecisions {
 
 	private final ShadowLog shadowLog;
 
+	private final @Nullable DecisionObserver observer;
+
 	private volatile @Nullable HttpMessageConverter<Object> problemConverter;
 
 	RequestDecisions(RateLimitStore store, RateLimitExceededHandler exceededHandler, RateLimitMetrics metrics,
 			boolean legacyHeaders, boolean shadowHeaders, HeldRequests heldRequests,
 			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters, UnresolvedKeys unresolvedKeys,
-			ShadowLog shadowLog, PolicyChanges changes) {
+			ShadowLog shadowLog, PolicyChanges changes, @Nullable DecisionObserver observer) {
 		this.store = store;
 		this.exceededHandler = exceededHandler;
 		this.metrics = metrics;
@@ -82,6 +85,7 @@ final class RequestDecisions {
 		this.unresolvedKeys = unresolvedKeys;
 		this.shadowLog = shadowLog;
 		this.changes = changes;
+		this.observer = observer;
 	}
 
 	/**
@@ -111,7 +115,9 @@ final class RequestDecisions {
 		long delay = 0;
 		if (!enforced.isEmpty()) {
 			long start = System.nanoTime();
-			decisions = this.store.decideAll(keyed);
+			DecisionObserver observer = this.observer;
+			decisions = (observer != null) ? observer.decide(this.store, keyed, enforced.policies())
+					: this.store.decideAll(keyed);
 			long elapsed = System.nanoTime() - start;
 			if (!decisions.get(0).allowed()) {
 				RateLimitHeaders.write(response, enforced.policyHeader(), enforced.policies(), decisions,
@@ -265,6 +271,14 @@ final class RequestDecisions {
 			keyed.add(new KeyedPolicy(key, limits.policy(i, request, match.uriVariables())));
 		}
 		return keyed;
+	}
+
+	/** What becomes of a request with these decisions: the first tells whether its limits admit it. */
+	static Outcome outcome(List<Decision> decisions) {
+		if (!decisions.get(0).allowed()) {
+			return Outcome.REJECTED;
+		}
+		return (delay(decisions) == 0) ? Outcome.ALLOWED : Outcome.DELAYED;
 	}
 
 	/** A request waits for the latest of its slots; only a leaky bucket gives one. */
