@@ -190,7 +190,7 @@ class RateLimitAutoConfigurationTests {
 	void publishesWhetherRedisIsFailingAndTheFleetSizeAsGauges() {
 		AtomicBoolean reachable = new AtomicBoolean();
 		this.runner.withBean(RedisScriptExecutor.class, () -> (sha1, script, keys, args) -> reachable.get()
-				? CompletableFuture.completedFuture((keys.size() == 1 && keys.get(0).endsWith("fleet"))
+				? CompletableFuture.completedFuture(keys.get(0).contains("{%fleet}")
 						? List.of(3L, 1_764_000_000L, 0L, 0L, 0L) : List.of(1L, 0L, 0L, 1L, 0L, 0L, 0L, 0L, 0L))
 				: CompletableFuture.failedFuture(
 						new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE, "refused", null)))
