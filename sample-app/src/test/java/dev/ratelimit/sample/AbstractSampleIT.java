@@ -507,6 +507,8 @@ abstract class AbstractSampleIT {
 			.expectBody()
 			.jsonPath("$.store.deciding")
 			.isEqualTo(true)
+			.jsonPath("$.store.failingFor")
+			.doesNotExist()
 			.jsonPath("$.policies['DemoController.gcra'].algorithm")
 			.isEqualTo("GCRA")
 			.jsonPath("$.policies['DemoController.gcra'].limit")

@@ -11,6 +11,7 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
+import dev.ratelimit.core.redis.FailureStatus;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import org.jspecify.annotations.Nullable;
 
@@ -168,10 +169,12 @@ public final class RateLimitEndpoint {
 
 	private StoreDescriptor store() {
 		if (this.store instanceof RedisRateLimitStore redis) {
-			return new StoreDescriptor("redis", !redis.isFailing(), redis.fleetSize());
+			FailureStatus status = redis.failureStatus();
+			return new StoreDescriptor("redis", !status.failing(), redis.fleetSize(), status.failurePolicy().name(),
+					(status.failingFor() != null) ? status.failingFor().toString() : null, status.decisions());
 		}
 		return new StoreDescriptor((this.store instanceof InMemoryRateLimitStore) ? "memory"
-				: this.store.getClass().getName(), true, 1);
+				: this.store.getClass().getName(), true, 1, null, null, 0);
 	}
 
 	private PolicyDescriptor describe(String name) {
@@ -221,8 +224,12 @@ public final class RateLimitEndpoint {
 	 * @param type {@code memory}, {@code redis}, or the class of another store
 	 * @param deciding whether the store decides, false while Redis fails and the failure policy decides instead
 	 * @param fleetSize how many instances share the store's quotas, as the last heartbeat counted them
+	 * @param failurePolicy on Redis, what decides when Redis does not
+	 * @param failingFor on Redis, how long it has been failing, in ISO-8601; null while it answers
+	 * @param failurePolicyDecisions on Redis, how many decisions the failure policy has made since the start
 	 */
-	public record StoreDescriptor(String type, boolean deciding, int fleetSize) {
+	public record StoreDescriptor(String type, boolean deciding, int fleetSize, @Nullable String failurePolicy,
+			@Nullable String failingFor, long failurePolicyDecisions) {
 	}
 
 	/**
