@@ -6,7 +6,7 @@ request in service), as if taken now under the new policy, up to what a fresh ke
 admits in a row. Nothing else changes: the store then decides the request as usual.
 
 Not runnable as is: the store generates the carry-over script like the stacked one, from what the standalone
-scripts share, the table `define` of stacked.lua, and this driver.
+scripts share, the table `define` of stacked.lua with decider.lua, and this driver.
 
 Calling convention:
   KEYS[1]  the client's state key under the new policy
@@ -29,19 +29,6 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   return { 0 }
 end
 
-local function decider(base)
-  local name = ARGV[base + 1]
-  local decide = algorithms[name]
-  if decide == nil then
-    if define[name] == nil then
-      error('ARGV[' .. (base + 1) .. '] names no algorithm: "' .. tostring(name) .. '"')
-    end
-    decide = define[name]()
-    algorithms[name] = decide
-  end
-  return decide
-end
-
 local function values(base, cost)
   return tonumber(ARGV[base + 2]) or invalid(base + 2, 'limit'),
     tonumber(ARGV[base + 3]) or invalid(base + 3, 'window'), tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
@@ -51,7 +38,7 @@ end
 for i = 2, #KEYS do
   if redis.call('EXISTS', KEYS[i]) == 1 then
     local base = 1 + (i - 1) * 6
-    local _, finish = decider(base)(KEYS[i], values(base, 1))
+    local _, finish = decider(base + 1)(KEYS[i], values(base, 1))
     -- the reply to a request refused by another limit: what the key has left and until it is full, taking nothing
     local reply = finish(false)
     local used = (tonumber(ARGV[base + 5]) or invalid(base + 5, 'capacity')) - reply[2]
@@ -67,7 +54,7 @@ for i = 2, #KEYS do
     end
     local carried = math.min(used, admits)
     if carried > 0 then
-      local _, take = decider(1)(KEYS[1], values(1, carried))
+      local _, take = decider(2)(KEYS[1], values(1, carried))
       take(true)
     end
     return { carried }

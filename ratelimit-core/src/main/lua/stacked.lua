@@ -11,6 +11,7 @@ standalone scripts share (the helpers and time.lua, above entry.lua's entry poin
     <the decision section>
     return allowed, function(allowed) <the take and reply sections> end
   end
+and `decider(i)`, of decider.lua, which defines the algorithm that ARGV[i] names at its first use.
 The decision says whether this policy admits the request; the function it returns takes the request if the
 whole stack is allowed and returns the reply. The algorithms' own code is thereby exactly the code of the
 standalone scripts, and a call defines only the algorithms it names (see docs/redis.md).
@@ -37,17 +38,8 @@ local finish = {}
 local allowed = ARGV[3 + 6 * #KEYS] ~= 'peek'
 for i, key in ipairs(KEYS) do
   local base = 1 + (i - 1) * 6
-  local name = ARGV[base + 1]
-  local decide = algorithms[name]
-  if decide == nil then
-    if define[name] == nil then
-      error('ARGV[' .. (base + 1) .. '] names no algorithm: "' .. tostring(name) .. '"')
-    end
-    decide = define[name]()
-    algorithms[name] = decide
-  end
   local admitted
-  admitted, finish[i] = decide(key, tonumber(ARGV[base + 2]) or invalid(base + 2, 'limit'),
+  admitted, finish[i] = decider(base + 1)(key, tonumber(ARGV[base + 2]) or invalid(base + 2, 'limit'),
     tonumber(ARGV[base + 3]) or invalid(base + 3, 'window'), tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
     tonumber(ARGV[base + 5]) or invalid(base + 5, 'cost'), read_delay_after(base + 6), now)
   allowed = allowed and admitted

@@ -95,7 +95,7 @@ final class RedisScripts {
 				.append(piece)
 				.append("end,\n");
 		}
-		define.append("}\n");
+		define.append("}\n\n").append(read("decider.lua"));
 		giveBack.append("}\n");
 		this.giveBack = new Script("-- Generated from the six algorithm scripts and give-back.lua: see give-back.lua\n\n"
 				+ shared + giveBack + "\n" + read("give-back.lua"));

@@ -64,8 +64,13 @@ class RedisScriptsTests {
 				.append(pieces.substring(take))
 				.append("end\nend\nend,\n");
 		}
-		expected.append("}\n\n").append(piece("stacked.lua"));
-		assertThat(RedisScripts.get().stacked().source()).isEqualTo(expected.toString());
+		expected.append("}\n\n").append(piece("decider.lua"));
+		assertThat(RedisScripts.get().stacked().source()).isEqualTo(expected + "\n" + piece("stacked.lua"));
+		assertThat(RedisScripts.get().carryOver().source())
+			.isEqualTo(expected.toString()
+				.replace("Generated from the six algorithm scripts and stacked.lua: see stacked.lua",
+						"Generated from the six algorithm scripts and carry-over.lua: see carry-over.lua")
+					+ "\n" + piece("carry-over.lua"));
 	}
 
 	@Test
