@@ -10,7 +10,7 @@ import dev.ratelimit.core.RateLimitPolicy;
  * client key escaped so that it cannot break the hash tag, {@code <prefix>{<client key>}:<policy name>@<limit>/<window
  * in microseconds>/<burst>} for its state under a policy changed at runtime, and
  * <code>&lt;prefix&gt;{%fleet}:members</code> and <code>&lt;prefix&gt;{%fleet}:control</code> for the fleet's
- * members and what they share, in one slot, whose hash tag no client key becomes since an escaped key never
+ * members and what they share, in one slot (and the channel <code>&lt;prefix&gt;{%fleet}:events</code>), whose hash tag no client key becomes since an escaped key never
  * holds a {@code %} followed by anything but {@code 25}, {@code 7B} or {@code 7D}.
  */
 final class RedisKeys {
@@ -63,6 +63,11 @@ final class RedisKeys {
 
 	String control() {
 		return this.prefix + FLEET_TAG + "control";
+	}
+
+	/** The Pub/Sub channel on which control.lua announces changes and resets. */
+	String channel() {
+		return this.prefix + FLEET_TAG + "events";
 	}
 
 	/**

@@ -324,8 +324,10 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	 * {@inheritDoc}
 	 * <p>
 	 * Deletes the key's states in Redis, waiting at most the timeout, and forgets the denials this instance keeps
-	 * for it; every other instance of the fleet forgets the denials it keeps at its next heartbeat, within about
-	 * a second, while every decision that reaches Redis sees the reset at once.
+	 * for it; every decision that reaches Redis sees the reset at once. The reset is announced on the
+	 * {@link #fleetChannel() fleet's channel}, for instances that subscribe to forget their denials of the key
+	 * at once, and every other instance forgets all the denials it keeps at its next heartbeat, within about a
+	 * second.
 	 * @throws IllegalStateException if Redis did not delete them
 	 */
 	@Override
@@ -341,7 +343,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 		forget(key);
 		try {
-			control(List.of("reset"));
+			control(List.of("reset", this.keys.channel(), key));
 		}
 		catch (ScriptCaller.CallFailure failure) {
 			this.failureLog.resetNotShared(failure.getCause());
@@ -351,7 +353,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	/**
 	 * Shares a runtime change of a policy with every instance of the fleet, or removes it: the change stays in
 	 * Redis, where instances that start later read it, until it is removed. Each instance learns of it at its
-	 * next heartbeat, within about a second, and tells its
+	 * next heartbeat, within about a second (an instance that subscribes to the {@link #fleetChannel() fleet's
+	 * channel} hears of it at once), and tells its
 	 * {@link #onSharedChanges listener}, which applies it. Waits for Redis at most the timeout.
 	 * @param policy the name of the policy
 	 * @param change its new values, or null to remove its change
@@ -361,10 +364,10 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		Objects.requireNonNull(policy, "policy must not be null");
 		try {
 			control((change != null)
-					? List.of("share", policy, Long.toString(change.limit()),
+					? List.of("share", this.keys.channel(), policy, Long.toString(change.limit()),
 							Long.toString(TimeUnit.NANOSECONDS.toMicros(change.window().toNanos())),
 							Long.toString(change.burst()))
-					: List.of("unshare", policy));
+					: List.of("unshare", this.keys.channel(), policy));
 		}
 		catch (ScriptCaller.CallFailure failure) {
 			throw new IllegalStateException("Redis did not store the change of policy '" + policy + "': "
@@ -415,6 +418,16 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	 */
 	public void onSharedChanges(Runnable listener) {
 		this.sharedChangesListener = Objects.requireNonNull(listener, "listener must not be null");
+	}
+
+	/**
+	 * Returns the Redis Pub/Sub channel on which every reset is announced as {@code reset:<client key>} and
+	 * every shared change as {@code changes}. The heartbeat acts upon both within about a second; an application
+	 * that subscribes can act at once: {@link #forget} the key, or read and apply the changes.
+	 * @return the channel of this store's key prefix
+	 */
+	public String fleetChannel() {
+		return this.keys.channel();
 	}
 
 	private List<Long> control(List<String> args) throws ScriptCaller.CallFailure {

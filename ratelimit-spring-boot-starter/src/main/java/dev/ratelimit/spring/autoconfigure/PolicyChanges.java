@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * The changes of policies made while the application runs: a policy's limit, window and burst, validated like
  * configuration, applied to every endpoint it limits from the next request on, each key carrying the permits it
  * has in use over ({@link RateLimitStore#change}). On the Redis store a change is shared with every instance of
- * the fleet, which applies it at its next heartbeat, and it stays in Redis, so that an instance that starts
+ * the fleet, which applies it when the fleet's channel announces it or at its next heartbeat, and it stays in Redis, so that an instance that starts
  * later applies it too, until it is removed; in memory it lasts until the application stops.
  * <p>
  * A change names the values it sets; the others keep theirs. A burst that equals the limit follows the limit, as
@@ -141,6 +141,19 @@ final class PolicyChanges {
 		apply(name, declared);
 		logger.info("Rate limit '" + name + "' back to its declared " + LimitCatalog.describe(declared));
 		return declared;
+	}
+
+	/** Applies what the fleet shares now, when the store is on Redis and the limits are known. */
+	void follow() {
+		if (this.store instanceof RedisRateLimitStore redis && !this.declaredPolicies.isEmpty()) {
+			try {
+				follow(redis);
+			}
+			catch (IllegalStateException ex) {
+				logger.warn("Could not read the runtime changes of rate limits that the fleet shares ("
+						+ ex.getMessage() + "); they apply at the next heartbeat that Redis answers");
+			}
+		}
 	}
 
 	/** Applies what the fleet shares, policy by policy. */

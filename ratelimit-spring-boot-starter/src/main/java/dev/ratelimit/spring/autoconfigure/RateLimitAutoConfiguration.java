@@ -188,6 +188,17 @@ public final class RateLimitAutoConfiguration {
 			return builder.build();
 		}
 
+		/**
+		 * Subscribes to the fleet's channel on the application's connection, so that a reset or a change made on
+		 * another instance applies here at once; the heartbeat is the fallback while the subscription is down.
+		 */
+		@Bean
+		@ConditionalOnBean({ RedisConnectionFactory.class, RedisRateLimitStore.class })
+		FleetSubscription rateLimitFleetSubscription(RedisConnectionFactory connectionFactory,
+				RedisRateLimitStore store, ObjectProvider<PolicyChanges> changes) {
+			return new FleetSubscription(connectionFactory, store, new FleetMessages(store, changes));
+		}
+
 		/** Whether the application's connection reaches a Redis Cluster, where a stack over several keys spans slots. */
 		private static boolean cluster(@Nullable RedisConnectionFactory connections) {
 			ClassLoader classLoader = RedisStoreConfiguration.class.getClassLoader();

@@ -1,0 +1,115 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.time.Duration;
+
+import dev.ratelimit.core.redis.RedisRateLimitStore;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+
+/**
+ * The subscription of {@link FleetMessages} to the fleet's channel, opened off the starting thread: a Redis
+ * that is down when the application starts delays it, and never fails the start, since the heartbeat acts upon
+ * resets and changes within about a second anyway. Until a subscription succeeds, one is tried every
+ * {@link #RETRY}; once open, Spring Data Redis keeps it open.
+ */
+final class FleetSubscription implements SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(FleetSubscription.class);
+
+	static final Duration RETRY = Duration.ofSeconds(5);
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final RedisRateLimitStore store;
+
+	private final FleetMessages messages;
+
+	private volatile boolean running;
+
+	private volatile @Nullable Thread opener;
+
+	private volatile @Nullable RedisMessageListenerContainer container;
+
+	FleetSubscription(RedisConnectionFactory connectionFactory, RedisRateLimitStore store, FleetMessages messages) {
+		this.connectionFactory = connectionFactory;
+		this.store = store;
+		this.messages = messages;
+	}
+
+	@Override
+	public void start() {
+		this.running = true;
+		Thread opener = new Thread(this::open, "ratelimit-fleet-subscription");
+		opener.setDaemon(true);
+		this.opener = opener;
+		opener.start();
+	}
+
+	private void open() {
+		boolean warned = false;
+		while (this.running) {
+			RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+			container.setConnectionFactory(this.connectionFactory);
+			container.addMessageListener(this.messages, new ChannelTopic(this.store.fleetChannel()));
+			try {
+				container.afterPropertiesSet();
+				container.start();
+				this.container = container;
+				if (!this.running) {
+					close(container);
+				}
+				return;
+			}
+			catch (RuntimeException ex) {
+				close(container);
+				if (!warned) {
+					warned = true;
+					logger.warn("Could not subscribe to the rate limiting fleet's channel (" + ex.getMessage()
+							+ "); trying again every " + RETRY.toSeconds() + " s, while each heartbeat applies resets "
+							+ "and changes made elsewhere within about a second");
+				}
+			}
+			try {
+				Thread.sleep(RETRY.toMillis());
+			}
+			catch (InterruptedException ex) {
+				return;
+			}
+		}
+	}
+
+	@Override
+	public void stop() {
+		this.running = false;
+		Thread opener = this.opener;
+		if (opener != null) {
+			opener.interrupt();
+		}
+		RedisMessageListenerContainer container = this.container;
+		if (container != null) {
+			close(container);
+		}
+	}
+
+	private static void close(RedisMessageListenerContainer container) {
+		try {
+			container.stop();
+			container.destroy();
+		}
+		catch (Exception ex) {
+			// closing what never opened
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+}

@@ -1,0 +1,78 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.redis.FailurePolicy;
+import dev.ratelimit.core.redis.RedisRateLimitStore;
+import dev.ratelimit.core.testing.FailLoudly;
+import dev.ratelimit.core.testing.ManualScheduler;
+import dev.ratelimit.core.testing.RedisExtension;
+import dev.ratelimit.core.testing.TestRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.beans.factory.support.StaticListableBeanFactory;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The fleet's channel on a real Redis, subscribed to by {@link FleetSubscription}: a reset made by one instance frees the key on another that denied it
+ * locally, with no heartbeat at all (the second instance's heartbeat runs on a manual scheduler that never
+ * beats), so the message alone did it, at once rather than within a heartbeat.
+ */
+@ExtendWith(RedisExtension.class)
+class FleetMessagesIT {
+
+	private static final RateLimitPolicy API = RateLimitPolicy.of("api", Algorithm.GCRA, 1, Duration.ofMinutes(1));
+
+	@Test
+	void forgetsTheLocalDenialsOfAKeyResetElsewhereAsSoonAsItHearsOfIt(TestRedis redis) throws Exception {
+		String prefix = "fleet-messages:" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36) + ":";
+		URI uri = URI.create(redis.uri());
+		LettuceConnectionFactory connections = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+		connections.afterPropertiesSet();
+		connections.start();
+		RedisRateLimitStore resetting = store(redis, prefix);
+		RedisRateLimitStore denying = store(redis, prefix);
+		FleetSubscription subscription = new FleetSubscription(connections, denying, new FleetMessages(denying,
+				new StaticListableBeanFactory().getBeanProvider(PolicyChanges.class)));
+		subscription.start();
+		// subscribed off the starting thread
+		await().atMost(10, TimeUnit.SECONDS)
+			.until(() -> redis.commands().pubsubNumsub(denying.fleetChannel()).get(denying.fleetChannel()) == 1);
+		try {
+			assertThat(denying.limiter(API).decide("client").allowed()).isTrue();
+			assertThat(denying.limiter(API).decide("client").allowed()).isFalse();
+			resetting.reset("client", API);
+			await().atMost(2, TimeUnit.SECONDS)
+				.untilAsserted(() -> assertThat(denying.limiter(API).decide("client").allowed()).isTrue());
+		}
+		finally {
+			subscription.stop();
+			resetting.close();
+			denying.close();
+			connections.destroy();
+		}
+	}
+
+	private static RedisRateLimitStore store(TestRedis redis, String prefix) {
+		return RedisRateLimitStore.builder(redis.executor())
+			.keyPrefix(prefix)
+			.scheduler(new ManualScheduler(new ManualTimeSource()))
+			.timeout(Duration.ofSeconds(10))
+			.failurePolicy(FailurePolicy.DENY)
+			.onFailure(FailLoudly.ON_REDIS_FAILURE)
+			.build();
+	}
+
+}
