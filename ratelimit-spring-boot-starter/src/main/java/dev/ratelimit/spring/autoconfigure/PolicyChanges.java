@@ -23,8 +23,9 @@ import org.jspecify.annotations.Nullable;
  * The changes of policies made while the application runs: a policy's limit, window and burst, validated like
  * configuration, applied to every endpoint it limits from the next request on, each key carrying the permits it
  * has in use over ({@link RateLimitStore#change}). On the Redis store a change is shared with every instance of
- * the fleet, which applies it when the fleet's channel announces it or at its next heartbeat, and it stays in Redis, so that an instance that starts
- * later applies it too, until it is removed; in memory it lasts until the application stops.
+ * the fleet, which applies it when the fleet's channel announces it or at its next heartbeat, and it stays in
+ * Redis, so that an instance that starts later applies it too, until it is removed; in memory it lasts until
+ * the application stops.
  * <p>
  * A change names the values it sets; the others keep theirs. A burst that equals the limit follows the limit, as
  * when none is declared, and a leaky bucket declared without delay keeps none.
