@@ -8,8 +8,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * This instance's membership in the fleet that shares the store's Redis and key prefix: a heartbeat about once
  * a {@link #HEARTBEAT period} tells Redis that the instance is there and tells the instance how many share the
- * quotas, what Redis' clock reads, and how many runtime changes and resets the fleet has counted. A member that misses three heartbeats no longer counts. While Redis is
- * away the count keeps its last value, and an instance that never reached Redis counts itself alone.
+ * quotas, what Redis' clock reads, and how many runtime changes and resets the fleet has counted. A member
+ * that misses three heartbeats no longer counts. While Redis is away the count keeps its last value, and an
+ * instance that never reached Redis counts itself alone.
  */
 final class Fleet {
 

@@ -7,11 +7,12 @@ import dev.ratelimit.core.RateLimitPolicy;
 
 /**
  * Names the keys a store writes: {@code <prefix>{<client key>}:<policy name>} for a client's state, with the
- * client key escaped so that it cannot break the hash tag, {@code <prefix>{<client key>}:<policy name>@<limit>/<window
- * in microseconds>/<burst>} for its state under a policy changed at runtime, and
- * <code>&lt;prefix&gt;{%fleet}:members</code> and <code>&lt;prefix&gt;{%fleet}:control</code> for the fleet's
- * members and what they share, in one slot (and the channel <code>&lt;prefix&gt;{%fleet}:events</code>), whose hash tag no client key becomes since an escaped key never
- * holds a {@code %} followed by anything but {@code 25}, {@code 7B} or {@code 7D}.
+ * client key escaped so that it cannot break the hash tag,
+ * {@code <prefix>{<client key>}:<policy name>@<limit>/<window in microseconds>/<burst>} for its state under a
+ * policy changed at runtime, and <code>&lt;prefix&gt;{%fleet}:members</code> and
+ * <code>&lt;prefix&gt;{%fleet}:control</code> for the fleet's members and what they share, in one slot (and the
+ * channel <code>&lt;prefix&gt;{%fleet}:events</code>), whose hash tag no client key becomes since an escaped key
+ * never holds a {@code %} followed by anything but {@code 25}, {@code 7B} or {@code 7D}.
  */
 final class RedisKeys {
 
