@@ -98,13 +98,15 @@ public interface RateLimitStore {
 	 * Checks that {@code to} may replace {@code from} in {@link #change}: the same name and algorithm.
 	 * @param from the policy in force so far
 	 * @param to the policy from now on
+	 * @return whether the change changes anything but the cost, which a store's states do not depend on
 	 * @throws IllegalArgumentException naming what differs
 	 */
-	static void checkChange(RateLimitPolicy from, RateLimitPolicy to) {
+	static boolean checkChange(RateLimitPolicy from, RateLimitPolicy to) {
 		if (!from.name().equals(to.name()) || from.algorithm() != to.algorithm()) {
 			throw new IllegalArgumentException("A policy can change its limit, window and burst only, not '"
 					+ from.name() + "' (" + from.algorithm() + ") into '" + to.name() + "' (" + to.algorithm() + ")");
 		}
+		return !from.withCost(1).equals(to.withCost(1));
 	}
 
 	/**

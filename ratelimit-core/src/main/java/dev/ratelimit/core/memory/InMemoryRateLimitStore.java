@@ -138,15 +138,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	 */
 	@Override
 	public void change(RateLimitPolicy from, RateLimitPolicy to) {
-		RateLimitStore.checkChange(from, to);
-		RateLimitPolicy previous = base(from);
-		RateLimitPolicy next = base(to);
-		if (previous.equals(next)) {
+		if (!RateLimitStore.checkChange(from, to)) {
 			return;
 		}
 		long now = now();
-		KeyTable old = this.keyTables.computeIfAbsent(previous, this::newKeyTable);
-		this.keyTables.computeIfAbsent(next, this::newKeyTable).succeed(old, now + micros(from.fullAfter()), now);
+		KeyTable old = this.keyTables.computeIfAbsent(base(from), this::newKeyTable);
+		this.keyTables.computeIfAbsent(base(to), this::newKeyTable)
+			.succeed(old, now + micros(from.fullAfter()), now);
 	}
 
 	private KeyTable newKeyTable(RateLimitPolicy policy) {

@@ -125,11 +125,7 @@ final class DecisionCalls {
 	 */
 	void carryOver(String client, RedisLimiter limiter, List<RedisLimiter.Predecessor> predecessors, long sent)
 			throws ScriptCaller.CallFailure {
-		List<String> keys = new ArrayList<>(1 + predecessors.size());
-		keys.add(this.keys.state(client, limiter.stateName));
-		for (RedisLimiter.Predecessor predecessor : predecessors) {
-			keys.add(this.keys.state(client, predecessor.limiter().stateName));
-		}
+		List<String> keys = keys(client, limiter, predecessors);
 		String now = nowArgument(sent);
 		this.caller.call(RedisScripts.get().carryOver(), keys, (deadline) -> {
 			List<String> args = new ArrayList<>(2 + 6 * keys.size());
@@ -150,12 +146,18 @@ final class DecisionCalls {
 	 * call, waited for at most the timeout.
 	 */
 	void reset(String client, RedisLimiter limiter) throws ScriptCaller.CallFailure {
-		List<String> keys = new ArrayList<>(1 + limiter.predecessors.size());
+		this.caller.call(RedisScripts.get().reset(), keys(client, limiter, limiter.predecessors),
+				(deadline) -> List.of());
+	}
+
+	/** The client's state keys under the limiter's policy, then under each of {@code predecessors}. */
+	private List<String> keys(String client, RedisLimiter limiter, List<RedisLimiter.Predecessor> predecessors) {
+		List<String> keys = new ArrayList<>(1 + predecessors.size());
 		keys.add(this.keys.state(client, limiter.stateName));
-		for (RedisLimiter.Predecessor predecessor : limiter.predecessors) {
+		for (RedisLimiter.Predecessor predecessor : predecessors) {
 			keys.add(this.keys.state(client, predecessor.limiter().stateName));
 		}
-		this.caller.call(RedisScripts.get().reset(), keys, (deadline) -> List.of());
+		return keys;
 	}
 
 	/** The stacked script's arguments, with the deadline always in its place and "peek" after it. */

@@ -208,12 +208,11 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	 */
 	@Override
 	public void change(RateLimitPolicy from, RateLimitPolicy to) {
-		RateLimitStore.checkChange(from, to);
-		RateLimitPolicy previous = base(from);
-		RateLimitPolicy next = base(to);
-		if (previous.equals(next)) {
+		if (!RateLimitStore.checkChange(from, to)) {
 			return;
 		}
+		RateLimitPolicy previous = base(from);
+		RateLimitPolicy next = base(to);
 		synchronized (this.transitions) {
 			RateLimitPolicy original = this.originals.computeIfAbsent(previous.name(), (name) -> previous);
 			String target = RedisKeys.stateName(next, original);
