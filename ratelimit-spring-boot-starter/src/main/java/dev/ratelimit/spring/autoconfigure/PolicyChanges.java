@@ -67,14 +67,8 @@ final class PolicyChanges {
 		this.declared = List.copyOf(all);
 		this.declaredPolicies = Map.copyOf(policies);
 		if (this.store instanceof RedisRateLimitStore redis && !policies.isEmpty()) {
-			redis.onSharedChanges(() -> follow(redis));
-			try {
-				follow(redis);
-			}
-			catch (IllegalStateException ex) {
-				logger.warn("Could not read the runtime changes of rate limits that the fleet shares (" + ex.getMessage()
-						+ "); they apply once Redis answers a heartbeat");
-			}
+			redis.onSharedChanges(this::follow);
+			follow();
 		}
 	}
 
