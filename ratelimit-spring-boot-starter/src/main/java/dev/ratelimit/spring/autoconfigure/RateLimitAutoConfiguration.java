@@ -79,7 +79,7 @@ public final class RateLimitAutoConfiguration {
 		return TimeSource.system();
 	}
 
-	/** The store's name in metrics, observations and health: {@code memory} or {@code redis}. */
+	/** The store's name in metrics, observations, health and the endpoint: {@code memory} or {@code redis}. */
 	static String storeName(RateLimitProperties properties) {
 		return properties.getStore().name().toLowerCase(Locale.ROOT);
 	}

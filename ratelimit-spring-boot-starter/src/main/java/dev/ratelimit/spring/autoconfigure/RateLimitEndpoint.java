@@ -10,7 +10,6 @@ import java.util.Set;
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 import dev.ratelimit.core.redis.FailureStatus;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import org.jspecify.annotations.Nullable;
@@ -52,10 +51,13 @@ public final class RateLimitEndpoint {
 
 	private final RateLimitStore store;
 
-	RateLimitEndpoint(LimitCatalog catalog, PolicyChanges changes, RateLimitStore store) {
+	private final String storeName;
+
+	RateLimitEndpoint(LimitCatalog catalog, PolicyChanges changes, RateLimitStore store, String storeName) {
 		this.catalog = catalog;
 		this.changes = changes;
 		this.store = store;
+		this.storeName = storeName;
 	}
 
 	/**
@@ -170,11 +172,11 @@ public final class RateLimitEndpoint {
 	private StoreDescriptor store() {
 		if (this.store instanceof RedisRateLimitStore redis) {
 			FailureStatus status = redis.failureStatus();
-			return new StoreDescriptor("redis", !status.failing(), redis.fleetSize(), status.failurePolicy().name(),
-					(status.failingFor() != null) ? status.failingFor().toString() : null, status.decisions());
+			return new StoreDescriptor(this.storeName, !status.failing(), redis.fleetSize(),
+					status.failurePolicy().name(), (status.failingFor() != null) ? status.failingFor().toString() : null,
+					status.decisions());
 		}
-		return new StoreDescriptor((this.store instanceof InMemoryRateLimitStore) ? "memory"
-				: this.store.getClass().getName(), true, 1, null, null, 0);
+		return new StoreDescriptor(this.storeName, true, 1, null, null, 0);
 	}
 
 	private PolicyDescriptor describe(String name) {
@@ -221,7 +223,7 @@ public final class RateLimitEndpoint {
 	/**
 	 * The store that keeps the keys' states.
 	 *
-	 * @param type {@code memory}, {@code redis}, or the class of another store
+	 * @param type {@code memory} or {@code redis}, as metrics and health name the store
 	 * @param deciding whether the store decides, false while Redis fails and the failure policy decides instead
 	 * @param fleetSize how many instances share the store's quotas, as the last heartbeat counted them
 	 * @param failurePolicy on Redis, what decides when Redis does not

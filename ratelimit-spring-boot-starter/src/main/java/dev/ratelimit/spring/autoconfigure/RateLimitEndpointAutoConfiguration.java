@@ -22,8 +22,9 @@ public final class RateLimitEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitEndpoint rateLimitEndpoint(LimitCatalog catalog, PolicyChanges changes, RateLimitStore store) {
-		return new RateLimitEndpoint(catalog, changes, store);
+	RateLimitEndpoint rateLimitEndpoint(LimitCatalog catalog, PolicyChanges changes, RateLimitStore store,
+			RateLimitProperties properties) {
+		return new RateLimitEndpoint(catalog, changes, store, RateLimitAutoConfiguration.storeName(properties));
 	}
 
 	@Bean
