@@ -68,10 +68,7 @@ abstract class AbstractSampleIT {
 
 	@BeforeEach
 	void startFromFullQuotas() {
-		// the next midnight: longer than any window of the sample, and a whole number of each since the store
-		// was built at 0, so fixed windows stay aligned with the reference store's
-		long day = Duration.ofDays(1).toNanos();
-		this.time.set((this.time.nanoTime() / day + 1) * day);
+		ManualClock.startNextDay(this.time);
 	}
 
 	@Test

@@ -1,5 +1,7 @@
 package dev.ratelimit.sample;
 
+import java.time.Duration;
+
 import dev.ratelimit.core.ManualTimeSource;
 
 import org.springframework.boot.test.context.TestConfiguration;
@@ -14,6 +16,16 @@ class ManualClock {
 	@Bean
 	ManualTimeSource timeSource() {
 		return new ManualTimeSource();
+	}
+
+	/**
+	 * Moves {@code time} to the next midnight: longer than any window of the sample, and a whole number of each
+	 * since the store was built at 0, so that every key is full again and fixed windows stay aligned with a
+	 * reference store's.
+	 */
+	static void startNextDay(ManualTimeSource time) {
+		long day = Duration.ofDays(1).toNanos();
+		time.set((time.nanoTime() / day + 1) * day);
 	}
 
 }

@@ -34,10 +34,15 @@ class RedisSampleIT extends AbstractSampleIT {
 	private static volatile String redisUri;
 
 	RedisSampleIT(TestRedis redis) {
-		// resolved before the application context starts, which reads it
+		use(redis);
+	}
+
+	/** Points the next application context at {@code redis}: resolved before it starts, which reads it. */
+	static void use(TestRedis redis) {
 		redisUri = redis.uri();
 	}
 
+	/** The sample's connection to the Redis of {@link #use}, for this class and others on the same Redis. */
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
 		registry.add("spring.data.redis.url", () -> redisUri);

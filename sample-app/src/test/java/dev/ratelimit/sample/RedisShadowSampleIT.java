@@ -26,17 +26,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Import(RedisSampleIT.RedisClock.class)
 class RedisShadowSampleIT extends AbstractShadowSampleIT {
 
-	private static volatile String redisUri;
-
 	RedisShadowSampleIT(TestRedis redis) {
-		// resolved before the application context starts, which reads it
-		redisUri = redis.uri();
+		RedisSampleIT.use(redis);
 	}
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
-		registry.add("spring.data.redis.url", () -> redisUri);
-		registry.add("ratelimit.redis.timeout", () -> "10s");
+		RedisSampleIT.redis(registry);
 	}
 
 	@Test
