@@ -36,6 +36,7 @@ import dev.ratelimit.core.testing.CommandStats;
 import dev.ratelimit.core.testing.DelayingProxy;
 import dev.ratelimit.core.testing.LogRecorder;
 import dev.ratelimit.core.testing.RedisServerProcess;
+import dev.ratelimit.core.testing.RunQueueWait;
 import dev.ratelimit.core.testing.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -169,6 +170,7 @@ class RedisFaultMatrixIT {
 			long requests = all.stream().mapToLong((traffic) -> traffic.latencies.size()).sum();
 			long byFailurePolicy = all.stream().mapToLong((traffic) -> traffic.byFailurePolicy.get()).sum();
 			long worstNanos = all.stream().mapToLong(Traffic::worstNanos).max().orElseThrow();
+			long worstOwnNanos = all.stream().mapToLong(Traffic::worstOwnNanos).max().orElseThrow();
 			long recoveryNanos = after.recoveredNanos - healed;
 			// once Redis answers again it writes once per permit it grants, of either policy: nothing else
 			long lateWrites = (writesAfter - writesAtHeal) - after.writesByRedis.get();
@@ -180,7 +182,10 @@ class RedisFaultMatrixIT {
 
 			Duration slack = this.coldPathTaken ? LATENCY_SLACK : COLD_SLACK;
 			this.coldPathTaken = true;
-			assertThat(Duration.ofNanos(worstNanos)).as("worst latency").isLessThan(TIMEOUT.plus(slack));
+			// 36 threads share two cores here: what the store promises is the wait it adds, not the machine's
+			assertThat(Duration.ofNanos(worstOwnNanos))
+				.as("worst latency, less waiting for a CPU (%d ms in all)", TimeUnit.NANOSECONDS.toMillis(worstNanos))
+				.isLessThan(TIMEOUT.plus(slack));
 			// a Redis restarted empty has forgotten what it admitted before
 			long redisLimit = (fault == Fault.KILLED) ? 2 * POLICY.limit() : POLICY.limit();
 			assertThat(allowedByRedis).as("allowed by Redis").isLessThanOrEqualTo(redisLimit);
@@ -254,10 +259,17 @@ class RedisFaultMatrixIT {
 
 		final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
 
+		/** Each latency less the time its thread waited for a CPU: what the store made it wait. */
+		final ConcurrentLinkedQueue<Long> ownLatencies = new ConcurrentLinkedQueue<>();
+
 		volatile long recoveredNanos;
 
 		long worstNanos() {
 			return this.latencies.stream().mapToLong(Long::longValue).max().orElse(0);
+		}
+
+		long worstOwnNanos() {
+			return this.ownLatencies.stream().mapToLong(Long::longValue).max().orElse(0);
 		}
 
 	}
@@ -355,10 +367,12 @@ class RedisFaultMatrixIT {
 					while (System.nanoTime() < end && (healed < 0 || recoveredCount.get() < INSTANCES)) {
 						this.byPolicy.set(false);
 						long sent = System.nanoTime();
+						long queuedBefore = RunQueueWait.nanos();
 						Decision decision = this.stores.get(instance).limiter(limited ? POLICY : UNLIMITED)
 							.decide("client");
 						long received = System.nanoTime();
 						traffic.latencies.add(received - sent);
+						traffic.ownLatencies.add(received - sent - (RunQueueWait.nanos() - queuedBefore));
 						if (!this.byPolicy.get() && decision.allowed()) {
 							traffic.writesByRedis.incrementAndGet();
 						}
