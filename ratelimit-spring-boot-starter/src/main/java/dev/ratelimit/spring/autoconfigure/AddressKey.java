@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import jakarta.servlet.http.HttpServletRequest;
 
 /**
  * The client address as one endpoint keys it: resolved past the trusted proxies, an IPv6 address cut to its
@@ -12,12 +11,12 @@ import jakarta.servlet.http.HttpServletRequest;
 record AddressKey(ClientAddresses addresses, int ipv6Prefix) {
 
 	/** Returns the address as it appears in keys, such as {@code 192.0.2.1} or {@code 2001:db8:1:2::/64}. */
-	String text(HttpServletRequest request) {
+	String text(LimitedRequest request) {
 		return this.addresses.keyText(request, this.ipv6Prefix);
 	}
 
 	/** Returns the {@code ip:} key of the request. */
-	String key(HttpServletRequest request) {
+	String key(LimitedRequest request) {
 		return "ip:" + text(request);
 	}
 

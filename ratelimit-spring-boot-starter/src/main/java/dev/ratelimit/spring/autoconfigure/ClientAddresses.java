@@ -47,7 +47,7 @@ final class ClientAddresses {
 	 * IPv6 address as its network of {@code ipv6Prefix} bits ({@code 2001:db8:1:2::/64}) unless that is all 128;
 	 * a socket address that is no address literal as it is.
 	 */
-	String keyText(HttpServletRequest request, int ipv6Prefix) {
+	String keyText(LimitedRequest request, int ipv6Prefix) {
 		Resolved resolved = resolved(request);
 		IpAddress address = resolved.address();
 		if (address == null) {
@@ -60,12 +60,12 @@ final class ClientAddresses {
 	}
 
 	/** Returns the client's address, or null if the socket address is no address literal. */
-	@Nullable IpAddress address(HttpServletRequest request) {
+	@Nullable IpAddress address(LimitedRequest request) {
 		return resolved(request).address();
 	}
 
-	private Resolved resolved(HttpServletRequest request) {
-		Origin origin = Origin.of(request);
+	private Resolved resolved(LimitedRequest request) {
+		Origin origin = request.origin();
 		IpAddress peer = IpAddress.parseRemote(origin.socketAddress());
 		return new Resolved((peer != null) ? resolve(peer, origin.forwarded(), origin.forwardedFor()) : null,
 				origin.socketAddress());

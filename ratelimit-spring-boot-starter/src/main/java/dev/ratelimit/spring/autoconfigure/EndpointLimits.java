@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.core.RateLimitPolicy;
-import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -49,7 +48,7 @@ record EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shadow, List
 	}
 
 	/** Returns the limits of the plan of {@code request}: these, unless the endpoint has plans. */
-	EndpointLimits forPlanOf(HttpServletRequest request) {
+	EndpointLimits forPlanOf(LimitedRequest request) {
 		return (this.plans != null) ? this.plans.select(request, this) : this;
 	}
 
@@ -57,7 +56,7 @@ record EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shadow, List
 	 * Returns the {@code index}-th policy at the cost of {@code request}.
 	 * @throws RequestCost.InvalidCost if the request's cost is not one the policy can take
 	 */
-	RateLimitPolicy policy(int index, HttpServletRequest request, Map<String, String> uriVariables) {
+	RateLimitPolicy policy(int index, LimitedRequest request, Map<String, String> uriVariables) {
 		RequestCost cost = this.costs.get(index);
 		RateLimitPolicy policy = this.policies.get(index);
 		return (cost != null) ? cost.policy(policy, request, uriVariables) : policy;

@@ -4,13 +4,14 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Function;
 
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.spring.PlanResolver;
-import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The limits of an endpoint on each plan that its declarations know, chosen per request by the application's
@@ -22,13 +23,14 @@ final class EndpointPlans {
 
 	private static final Log logger = LogFactory.getLog(RateLimitInterceptor.class);
 
-	private final PlanResolver resolver;
+	private final Function<LimitedRequest, @Nullable String> resolver;
 
 	private final Map<String, EndpointLimits> byPlan;
 
 	private final ThrottledWarning warning;
 
-	EndpointPlans(PlanResolver resolver, Map<String, EndpointLimits> byPlan, TimeSource time) {
+	EndpointPlans(Function<LimitedRequest, @Nullable String> resolver, Map<String, EndpointLimits> byPlan,
+			TimeSource time) {
 		this.resolver = resolver;
 		this.byPlan = Collections.unmodifiableMap(new LinkedHashMap<>(byPlan));
 		this.warning = new ThrottledWarning(logger, time);
@@ -40,14 +42,13 @@ final class EndpointPlans {
 	}
 
 	/** Returns the limits of the plan of {@code request}, or {@code defaults}. */
-	EndpointLimits select(HttpServletRequest request, EndpointLimits defaults) {
+	EndpointLimits select(LimitedRequest request, EndpointLimits defaults) {
 		String plan;
 		try {
-			plan = this.resolver.resolve(request);
+			plan = this.resolver.apply(request);
 		}
 		catch (RuntimeException ex) {
-			this.warning.warn(() -> "Could not resolve the plan of " + request.getMethod() + " "
-					+ request.getRequestURI() + " (" + ex + "): decided by the limits without a plan");
+			this.warning.warn(() -> "Could not resolve the plan of " + request.describe() + " (" + ex + "): decided by the limits without a plan");
 			return defaults;
 		}
 		if (plan == null || plan.isEmpty()) {
@@ -55,7 +56,7 @@ final class EndpointPlans {
 		}
 		EndpointLimits limits = this.byPlan.get(PolicyOverrides.canonical(plan));
 		if (limits == null) {
-			this.warning.warn(() -> "Plan '" + plan + "' of " + request.getMethod() + " " + request.getRequestURI()
+			this.warning.warn(() -> "Plan '" + plan + "' of " + request.describe()
 					+ " is declared by none of " + defaults.policies().stream().map(RateLimitPolicy::name).toList()
 					+ ", which know " + this.byPlan.keySet() + ": decided by the limits without a plan");
 			return defaults;

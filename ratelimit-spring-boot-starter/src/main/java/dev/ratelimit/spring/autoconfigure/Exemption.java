@@ -3,9 +3,8 @@ package dev.ratelimit.spring.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 
-import dev.ratelimit.spring.RateLimitExemption;
-import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -49,7 +48,7 @@ final class Exemption {
 	}
 
 	/** Returns this exemption with the requests that {@code exemption} exempts exempt too. */
-	Exemption orIf(String spec, RateLimitExemption exemption) {
+	Exemption orIf(String spec, Predicate<LimitedRequest> exemption) {
 		return or(new Condition(spec, exemption));
 	}
 
@@ -60,7 +59,7 @@ final class Exemption {
 	}
 
 	/** Returns whether {@code request} is exempt. */
-	boolean applies(HttpServletRequest request) {
+	boolean applies(LimitedRequest request) {
 		if (!this.networks.isEmpty()) {
 			IpAddress client = this.addresses.address(request);
 			if (client != null && this.networks.contains(client)) {
@@ -75,20 +74,19 @@ final class Exemption {
 		return false;
 	}
 
-	private record Condition(String spec, RateLimitExemption test, AtomicBoolean warned) {
+	private record Condition(String spec, Predicate<LimitedRequest> test, AtomicBoolean warned) {
 
-		Condition(String spec, RateLimitExemption test) {
+		Condition(String spec, Predicate<LimitedRequest> test) {
 			this(spec, test, new AtomicBoolean());
 		}
 
-		boolean holds(HttpServletRequest request) {
+		boolean holds(LimitedRequest request) {
 			try {
-				return this.test.isExempt(request);
+				return this.test.test(request);
 			}
 			catch (RuntimeException ex) {
 				if (this.warned.compareAndSet(false, true) && logger.isWarnEnabled()) {
-					logger.warn("Could not evaluate the exemption '" + this.spec + "' for " + request.getMethod() + " "
-							+ request.getRequestURI() + " (" + ex + "): the request is limited. Further failures of "
+					logger.warn("Could not evaluate the exemption '" + this.spec + "' for " + request.describe() + " (" + ex + "): the request is limited. Further failures of "
 							+ "this exemption are not logged.");
 				}
 				return false;

@@ -3,9 +3,8 @@ package dev.ratelimit.spring.autoconfigure;
 import java.security.Principal;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
-import dev.ratelimit.spring.KeyResolver;
-import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.Expression;
@@ -24,7 +23,7 @@ interface KeySource {
 	 * @param request the request
 	 * @param uriVariables the template variables of the matched path pattern
 	 */
-	String key(HttpServletRequest request, Map<String, String> uriVariables);
+	String key(LimitedRequest request, Map<String, String> uriVariables);
 
 	static KeySource clientAddress(AddressKey address) {
 		return (request, uriVariables) -> address.key(request);
@@ -37,17 +36,17 @@ interface KeySource {
 
 	static KeySource user(AddressKey address) {
 		return (request, uriVariables) -> {
-			Principal principal = request.getUserPrincipal();
+			Principal principal = request.principal();
 			return orAddress("user:", (principal != null) ? principal.getName() : null, request, address);
 		};
 	}
 
 	static KeySource header(String name, AddressKey address) {
-		return (request, uriVariables) -> orAddress("header:", request.getHeader(name), request, address);
+		return (request, uriVariables) -> orAddress("header:", request.header(name), request, address);
 	}
 
-	static KeySource resolver(KeyResolver resolver, AddressKey address) {
-		return (request, uriVariables) -> orAddress("bean:", resolver.resolve(request), request, address);
+	static KeySource resolver(Function<LimitedRequest, @Nullable String> resolver, AddressKey address) {
+		return (request, uriVariables) -> orAddress("bean:", resolver.apply(request), request, address);
 	}
 
 	/**
@@ -66,7 +65,7 @@ interface KeySource {
 	 * Returns the context of a {@code spel:} key: the variables of {@link #requestContext}, every URI template
 	 * variable by name, then every binding.
 	 */
-	static SimpleEvaluationContext handlerContext(HttpServletRequest request, Map<String, String> uriVariables,
+	static SimpleEvaluationContext handlerContext(LimitedRequest request, Map<String, String> uriVariables,
 			List<ParameterBinding> bindings, AddressKey address) {
 		SimpleEvaluationContext context = readOnlyContext();
 		uriVariables.forEach(context::setVariable);
@@ -81,7 +80,7 @@ interface KeySource {
 	 * Returns a context with the variables {@code #request}, {@code #principal} and {@code #ip} (the client
 	 * address as keys write it) that can read properties and call methods but not reach types or beans.
 	 */
-	static SimpleEvaluationContext requestContext(HttpServletRequest request, AddressKey address) {
+	static SimpleEvaluationContext requestContext(LimitedRequest request, AddressKey address) {
 		SimpleEvaluationContext context = readOnlyContext();
 		setRequestVariables(context, request, address);
 		return context;
@@ -91,14 +90,14 @@ interface KeySource {
 		return SimpleEvaluationContext.forReadOnlyDataBinding().withInstanceMethods().build();
 	}
 
-	private static void setRequestVariables(SimpleEvaluationContext context, HttpServletRequest request,
+	private static void setRequestVariables(SimpleEvaluationContext context, LimitedRequest request,
 			AddressKey address) {
-		context.setVariable("request", request);
-		context.setVariable("principal", request.getUserPrincipal());
+		context.setVariable("request", request.unwrap());
+		context.setVariable("principal", request.principal());
 		context.setVariable("ip", address.text(request));
 	}
 
-	private static String orAddress(String kind, @Nullable String value, HttpServletRequest request,
+	private static String orAddress(String kind, @Nullable String value, LimitedRequest request,
 			AddressKey address) {
 		return (value == null || value.isEmpty()) ? address.key(request) : kind + value;
 	}

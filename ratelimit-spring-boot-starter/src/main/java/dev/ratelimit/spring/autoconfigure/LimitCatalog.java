@@ -17,11 +17,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
-import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -30,13 +30,10 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.http.server.PathContainer;
-import org.springframework.http.server.RequestPath;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.method.HandlerMethod;
-import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
-import org.springframework.web.util.ServletRequestPathUtils;
 
 /**
  * Finds the limits of a request. Once every bean exists, it reads the {@link dev.ratelimit.spring.RateLimited}
@@ -210,11 +207,11 @@ final class LimitCatalog implements SmartInitializingSingleton {
 	 * Returns the limits of a request and the template variables its key may read, or null if it is not
 	 * limited. A handler's own declarations win; other requests take the first rule they match.
 	 */
-	@Nullable Match find(HttpServletRequest request, Object handler) {
+	@Nullable Match find(LimitedRequest request, Object handler, Supplier<Map<String, String>> uriVariables) {
 		if (handler instanceof HandlerMethod handlerMethod) {
 			EndpointLimits limits = limits(handlerMethod);
 			if (limits != null) {
-				return new Match(limits, uriVariables(request));
+				return new Match(limits, uriVariables.get());
 			}
 		}
 		return find(request, this.rules);
@@ -224,16 +221,16 @@ final class LimitCatalog implements SmartInitializingSingleton {
 	 * Returns the limits of the first rule decided before Spring Security that a request matches, or null if
 	 * none does.
 	 */
-	@Nullable Match findBeforeSecurity(HttpServletRequest request) {
+	@Nullable Match findBeforeSecurity(LimitedRequest request) {
 		return find(request, this.rulesBeforeSecurity);
 	}
 
-	private static @Nullable Match find(HttpServletRequest request, List<PathRule> rules) {
+	private static @Nullable Match find(LimitedRequest request, List<PathRule> rules) {
 		if (rules.isEmpty()) {
 			return null;
 		}
-		PathContainer path = path(request);
-		String method = request.getMethod();
+		PathContainer path = request.path();
+		String method = request.method();
 		for (PathRule rule : rules) {
 			Map<String, String> variables = rule.match(method, path);
 			if (variables != null) {
@@ -248,19 +245,6 @@ final class LimitCatalog implements SmartInitializingSingleton {
 		return this.handlers
 			.computeIfAbsent(key, (k) -> Optional.ofNullable(this.definitions.forHandler(handlerMethod)))
 			.orElse(null);
-	}
-
-	@SuppressWarnings("unchecked")
-	private static Map<String, String> uriVariables(HttpServletRequest request) {
-		Object variables = request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
-		return (variables != null) ? (Map<String, String>) variables : Map.of();
-	}
-
-	private static PathContainer path(HttpServletRequest request) {
-		RequestPath path = ServletRequestPathUtils.hasParsedRequestPath(request)
-				? ServletRequestPathUtils.getParsedRequestPath(request)
-				: RequestPath.parse(request.getRequestURI(), request.getContextPath());
-		return path.pathWithinApplication();
 	}
 
 	/** The limits of a request, with the template variables of the pattern it matched. */

@@ -11,15 +11,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.TimeSource;
-import dev.ratelimit.spring.KeyResolver;
-import dev.ratelimit.spring.PlanResolver;
-import dev.ratelimit.spring.RateLimitExemption;
 import dev.ratelimit.spring.RateLimited;
 import org.jspecify.annotations.Nullable;
 
@@ -59,6 +57,8 @@ final class LimitDefinitions {
 
 	private final BeanFactory beanFactory;
 
+	private final ResolverTypes resolvers;
+
 	private final ClientAddresses addresses;
 
 	private final int ipv6Prefix;
@@ -83,7 +83,8 @@ final class LimitDefinitions {
 	private final Map<Class<?>, EndpointLimits> classLimits = new HashMap<>();
 
 	LimitDefinitions(RateLimitProperties properties, PolicyOverrides overrides, BeanFactory beanFactory,
-			ClientAddresses addresses, TimeSource time, PolicyPlans policyPlans) {
+			ResolverTypes resolvers, ClientAddresses addresses, TimeSource time, PolicyPlans policyPlans) {
+		this.resolvers = resolvers;
 		this.properties = properties;
 		this.time = time;
 		this.policyPlans = policyPlans;
@@ -330,17 +331,23 @@ final class LimitDefinitions {
 	}
 
 	/** The application's one plan resolver, which an endpoint with plans needs. */
-	private PlanResolver planResolver(String site, Set<String> plans) {
-		ObjectProvider<PlanResolver> resolvers = this.beanFactory.getBeanProvider(PlanResolver.class);
-		PlanResolver resolver = resolvers.getIfUnique();
+	private Function<LimitedRequest, @Nullable String> planResolver(String site, Set<String> plans) {
+		return planResolver(this.resolvers.plans(), site, plans);
+	}
+
+	private <T> Function<LimitedRequest, @Nullable String> planResolver(ResolverTypes.Type<T, @Nullable String> type,
+			String site, Set<String> plans) {
+		ObjectProvider<T> resolvers = type.beans(this.beanFactory);
+		T resolver = resolvers.getIfUnique();
 		if (resolver != null) {
-			return resolver;
+			return type.adapt(resolver);
 		}
 		long count = resolvers.stream().count();
+		String name = type.name();
 		throw new RateLimitConfigurationException(site + " declares plans " + plans + ", but the application has "
-				+ ((count == 0) ? "no PlanResolver bean" : count + " PlanResolver beans")
+				+ ((count == 0) ? "no " + name + " bean" : count + " " + name + " beans")
 				+ " to tell which plan a request is on.",
-				"Define exactly one PlanResolver bean, or remove the plans.");
+				"Define exactly one " + name + " bean, or remove the plans.");
 	}
 
 	/**
@@ -410,12 +417,14 @@ final class LimitDefinitions {
 		if (spec.startsWith("bean:") && spec.length() > "bean:".length()) {
 			String bean = spec.substring("bean:".length()).trim();
 			try {
-				return exemption.orIf(spec, this.beanFactory.getBean(bean, RateLimitExemption.class));
+				Function<LimitedRequest, Boolean> condition = this.resolvers.exemptions().bean(this.beanFactory, bean);
+				return exemption.orIf(spec, condition::apply);
 			}
 			catch (BeansException ex) {
-				throw new RateLimitConfigurationException("Invalid " + property + ": '" + spec
-						+ "' names no RateLimitExemption bean: " + ex.getMessage(),
-						"Define a RateLimitExemption bean named '" + bean + "', or fix the name in " + property + ".");
+				String type = this.resolvers.exemptions().name();
+				throw new RateLimitConfigurationException("Invalid " + property + ": '" + spec + "' names no " + type
+						+ " bean: " + ex.getMessage(),
+						"Define a " + type + " bean named '" + bean + "', or fix the name in " + property + ".");
 			}
 		}
 		throw new RateLimitConfigurationException("Invalid " + property + ": '" + spec
@@ -647,12 +656,12 @@ final class LimitDefinitions {
 		if (spec.startsWith("bean:") && spec.length() > "bean:".length()) {
 			String bean = spec.substring("bean:".length()).trim();
 			try {
-				return KeySource.resolver(this.beanFactory.getBean(bean, KeyResolver.class), address);
+				return KeySource.resolver(this.resolvers.keys().bean(this.beanFactory, bean), address);
 			}
 			catch (BeansException ex) {
-				throw new RateLimitConfigurationException("Invalid key of " + site + ": '" + spec
-						+ "' names no KeyResolver bean: " + ex.getMessage(),
-						"Define a KeyResolver bean named '" + bean + "', or fix the name.");
+				String type = this.resolvers.keys().name();
+				throw new RateLimitConfigurationException("Invalid key of " + site + ": '" + spec + "' names no " + type
+						+ " bean: " + ex.getMessage(), "Define a " + type + " bean named '" + bean + "', or fix the name.");
 			}
 		}
 		if (spec.startsWith("spel:") && spec.length() > "spel:".length()) {

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.DefaultParameterNameDiscoverer;
@@ -32,11 +31,11 @@ record ParameterBinding(String variable, Source source, String name) {
 
 	}
 
-	@Nullable String value(HttpServletRequest request, Map<String, String> uriVariables) {
+	@Nullable String value(LimitedRequest request, Map<String, String> uriVariables) {
 		return switch (this.source) {
 			case PATH -> uriVariables.get(this.name);
-			case PARAM -> request.getParameter(this.name);
-			case HEADER -> request.getHeader(this.name);
+			case PARAM -> request.parameter(this.name);
+			case HEADER -> request.header(this.name);
 		};
 	}
 

@@ -37,13 +37,14 @@ final class RateLimitFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
+		ServletLimitedRequest limited = new ServletLimitedRequest(request);
 		LimitCatalog.Match match = CorsUtils.isPreFlightRequest(request) ? null
-				: this.catalog.findBeforeSecurity(request);
+				: this.catalog.findBeforeSecurity(limited);
 		if (match == null) {
 			chain.doFilter(request, response);
 			return;
 		}
-		if (!this.decisions.decide(request, response, match, RESERVATION)) {
+		if (!this.decisions.decide(limited, response, match, RESERVATION)) {
 			this.decisions.settle(request, response, null, RESERVATION);
 			return;
 		}

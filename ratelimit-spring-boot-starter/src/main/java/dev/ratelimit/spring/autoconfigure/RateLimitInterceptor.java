@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.io.IOException;
+import java.util.Map;
 
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
@@ -9,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.servlet.HandlerMapping;
 
 /**
  * Decides every request to a limited endpoint before its handler runs: after the servlet filters, Spring
@@ -45,12 +47,19 @@ final class RateLimitInterceptor implements HandlerInterceptor {
 				|| CorsUtils.isPreFlightRequest(request)) {
 			return true;
 		}
-		LimitCatalog.Match match = this.catalog.find(request, handler);
+		ServletLimitedRequest limited = new ServletLimitedRequest(request);
+		LimitCatalog.Match match = this.catalog.find(limited, handler, () -> uriVariables(request));
 		if (match == null) {
 			return true;
 		}
 		request.setAttribute(DECIDED, Boolean.TRUE);
-		return this.decisions.decide(request, response, match, RESERVATION);
+		return this.decisions.decide(limited, response, match, RESERVATION);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, String> uriVariables(HttpServletRequest request) {
+		Object variables = request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
+		return (variables != null) ? (Map<String, String>) variables : Map.of();
 	}
 
 	/** Settles a request decided by limits that count only some outcomes, now that its status is known. */

@@ -87,7 +87,8 @@ public final class RateLimitWebMvcAutoConfiguration {
 			RateLimitStore store, ClientAddresses clientAddresses, TimeSource timeSource, PolicyPlans policyPlans,
 			PolicyChanges changes) {
 		return new LimitCatalog(
-				new LimitDefinitions(properties, overrides, beanFactory, clientAddresses, timeSource, policyPlans),
+				new LimitDefinitions(properties, overrides, beanFactory, ResolverTypes.SERVLET, clientAddresses,
+						timeSource, policyPlans),
 				handlerMappings, store, beanFactory, changes);
 	}
 

@@ -7,7 +7,6 @@ import java.util.Map;
 
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.TimeSource;
-import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -59,7 +58,7 @@ final class RequestCost {
 	 * Returns {@code policy} at the cost of {@code request}.
 	 * @throws InvalidCost if the cost is not a whole number from 1 to the policy's capacity
 	 */
-	RateLimitPolicy policy(RateLimitPolicy policy, HttpServletRequest request, Map<String, String> uriVariables) {
+	RateLimitPolicy policy(RateLimitPolicy policy, LimitedRequest request, Map<String, String> uriVariables) {
 		Object value;
 		try {
 			value = this.expression
@@ -97,11 +96,10 @@ final class RequestCost {
 		return null;
 	}
 
-	private InvalidCost invalid(RateLimitPolicy policy, HttpServletRequest request, String problem,
+	private InvalidCost invalid(RateLimitPolicy policy, LimitedRequest request, String problem,
 			@Nullable String cause) {
 		String detail = "The cost of this request under policy '" + policy.name() + "' " + problem + ".";
-		this.warning.warn(() -> "Cost '" + this.text + "' of " + policy.name() + " for " + request.getMethod() + " "
-				+ request.getRequestURI() + " " + problem + ((cause != null) ? " (" + cause + ")" : "")
+		this.warning.warn(() -> "Cost '" + this.text + "' of " + policy.name() + " for " + request.describe() + " " + problem + ((cause != null) ? " (" + cause + ")" : "")
 				+ (this.shadow ? ": would be answered with 400, let through in shadow mode" : ": answered with 400"));
 		ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
 		body.setType(ABOUT_BLANK);

@@ -93,19 +93,20 @@ final class RequestDecisions {
 	 * held. The permits of limits that count only some outcomes are kept under {@code reservation} until the
 	 * request is {@link #settle settled}.
 	 */
-	boolean decide(HttpServletRequest request, HttpServletResponse response, LimitCatalog.Match match,
+	boolean decide(ServletLimitedRequest limited, HttpServletResponse response, LimitCatalog.Match match,
 			String reservation) throws IOException {
+		HttpServletRequest request = limited.request();
 		EndpointLimits limits = match.limits();
-		if (limits.exemption().applies(request)) {
+		if (limits.exemption().applies(limited)) {
 			this.metrics.exempt(limits.policies());
 			return true;
 		}
-		limits = this.changes.current(limits.forPlanOf(request));
+		limits = this.changes.current(limits.forPlanOf(limited));
 		@Nullable String[] keys = new String[limits.policies().size()];
 		EndpointLimits.Stack enforced = limits.enforced();
 		List<KeyedPolicy> keyed;
 		try {
-			keyed = keyed(request, match, limits, enforced, keys);
+			keyed = keyed(limited, match, limits, enforced, keys);
 		}
 		catch (RequestCost.InvalidCost ex) {
 			writeProblem(response, ex.problem());
@@ -134,7 +135,7 @@ final class RequestDecisions {
 		List<KeyedPolicy> shadowKeyed = List.of();
 		List<Decision> shadowDecisions = List.of();
 		if (!shadowed.isEmpty()) {
-			shadowKeyed = shadowKeyed(request, match, limits, shadowed, keys);
+			shadowKeyed = shadowKeyed(limited, match, limits, shadowed, keys);
 			if (shadowKeyed != null) {
 				shadowDecisions = decideShadow(shadowed, shadowKeyed);
 			}
@@ -163,7 +164,7 @@ final class RequestDecisions {
 	 * take: enforced, it would answer 400 before any decision, which {@link RequestCost} logs; in shadow mode
 	 * the request proceeds undecided by these policies.
 	 */
-	private @Nullable List<KeyedPolicy> shadowKeyed(HttpServletRequest request, LimitCatalog.Match match,
+	private @Nullable List<KeyedPolicy> shadowKeyed(LimitedRequest request, LimitCatalog.Match match,
 			EndpointLimits limits, EndpointLimits.Stack shadowed, @Nullable String[] keys) {
 		try {
 			return keyed(request, match, limits, shadowed, keys);
@@ -253,7 +254,7 @@ final class RequestDecisions {
 	 * Each policy of {@code stack}, of the request's plan, at the request's cost, with its key; a key is
 	 * computed once for the policies that share a key source, and kept in {@code keys} for the other stack.
 	 */
-	private List<KeyedPolicy> keyed(HttpServletRequest request, LimitCatalog.Match match, EndpointLimits limits,
+	private List<KeyedPolicy> keyed(LimitedRequest request, LimitCatalog.Match match, EndpointLimits limits,
 			EndpointLimits.Stack stack, @Nullable String[] keys) {
 		List<KeySource> sources = limits.keys();
 		List<KeyedPolicy> keyed = new ArrayList<>(stack.indices().size());

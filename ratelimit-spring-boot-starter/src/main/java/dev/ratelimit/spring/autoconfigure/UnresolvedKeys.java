@@ -5,7 +5,6 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.TimeSource;
-import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -28,7 +27,7 @@ final class UnresolvedKeys {
 	}
 
 	/** The key of the endpoint's {@code index}-th policy. */
-	String key(HttpServletRequest request, LimitCatalog.Match match, int index) {
+	String key(LimitedRequest request, LimitCatalog.Match match, int index) {
 		EndpointLimits limits = match.limits();
 		try {
 			return limits.keys().get(index).key(request, match.uriVariables());
@@ -37,7 +36,7 @@ final class UnresolvedKeys {
 			this.warnings.computeIfAbsent(limits, (key) -> new ThrottledWarning(logger, this.time))
 				.warn(() -> "Could not compute the key '" + limits.keySpecs().get(index) + "' of "
 						+ limits.policies().stream().map(RateLimitPolicy::name).toList() + " for "
-						+ request.getMethod() + " " + request.getRequestURI() + " (" + ex
+						+ request.describe() + " (" + ex
 						+ "): limited by its client address instead");
 			return limits.address().key(request);
 		}

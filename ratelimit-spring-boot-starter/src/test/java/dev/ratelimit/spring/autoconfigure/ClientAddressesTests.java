@@ -129,7 +129,7 @@ class ClientAddressesTests {
 	void keysAnIpv6ClientByItsNetwork(String remoteAddress, int prefix, String text) {
 		MockHttpServletRequest request = new MockHttpServletRequest();
 		request.setRemoteAddr(remoteAddress);
-		assertThat(new ClientAddresses(Networks.NONE).keyText(request, prefix)).isEqualTo(text);
+		assertThat(new ClientAddresses(Networks.NONE).keyText(new ServletLimitedRequest(request), prefix)).isEqualTo(text);
 	}
 
 	@Test
@@ -143,8 +143,8 @@ class ClientAddressesTests {
 		// the filter trusts every client, and hides the header
 		assertThat(wrapped[0].getRemoteAddr()).isEqualTo("198.51.100.1");
 		assertThat(wrapped[0].getHeader("X-Forwarded-For")).isNull();
-		assertThat(new ClientAddresses(Networks.NONE).keyText(wrapped[0], 64)).isEqualTo("10.0.0.1");
-		assertThat(this.addresses.keyText(wrapped[0], 64)).isEqualTo("198.51.100.1");
+		assertThat(new ClientAddresses(Networks.NONE).keyText(new ServletLimitedRequest(wrapped[0]), 64)).isEqualTo("10.0.0.1");
+		assertThat(this.addresses.keyText(new ServletLimitedRequest(wrapped[0]), 64)).isEqualTo("198.51.100.1");
 	}
 
 	@Test
@@ -153,7 +153,7 @@ class ClientAddressesTests {
 		request.setRemoteAddr("198.51.100.66");
 		request.setAttribute(ClientAddresses.ORIGIN,
 				new ClientAddresses.Origin("10.0.0.1", List.of(), List.of("198.51.100.1")));
-		assertThat(this.addresses.keyText(request, 64)).isEqualTo("198.51.100.1");
+		assertThat(this.addresses.keyText(new ServletLimitedRequest(request), 64)).isEqualTo("198.51.100.1");
 	}
 
 	private static List<String> lines(String lines) {
