@@ -14,7 +14,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * Decides the {@code ratelimit.rules} marked {@code before-security} in a servlet filter ordered before Spring
  * Security's filter chain, so that they limit what Spring Security answers itself, such as {@code /login} or a
  * wrong HTTP Basic password. It decides as the {@link RateLimitInterceptor} does, through
- * {@link RequestDecisions}, with the client address resolved the same way; no handler and no user are known
+ * {@link ServletDecisions}, with the client address resolved the same way; no handler and no user are known
  * yet. A rule that counts only some statuses is settled when the rest of the chain has answered, or, for an
  * asynchronous request, when it completes.
  * <p>
@@ -27,9 +27,9 @@ final class RateLimitFilter extends OncePerRequestFilter {
 
 	private final LimitCatalog catalog;
 
-	private final RequestDecisions decisions;
+	private final ServletDecisions decisions;
 
-	RateLimitFilter(LimitCatalog catalog, RequestDecisions decisions) {
+	RateLimitFilter(LimitCatalog catalog, ServletDecisions decisions) {
 		this.catalog = catalog;
 		this.decisions = decisions;
 	}

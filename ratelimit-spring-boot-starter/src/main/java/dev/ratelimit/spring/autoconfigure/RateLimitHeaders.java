@@ -4,8 +4,6 @@ import java.util.List;
 
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
-import jakarta.servlet.http.HttpServletResponse;
-
 import org.springframework.http.HttpHeaders;
 
 /**
@@ -59,10 +57,10 @@ final class RateLimitHeaders {
 	 * Writes the draft headers of {@code policies}, whose {@code RateLimit-Policy} is {@code policyHeader}, and,
 	 * if asked, the legacy ones for the policy with the fewest permits left.
 	 */
-	static void write(HttpServletResponse response, String policyHeader, List<RateLimitPolicy> policies,
+	static void write(HttpHeaders headers, String policyHeader, List<RateLimitPolicy> policies,
 			List<Decision> decisions, boolean legacy) {
-		response.setHeader(POLICY, policyHeader);
-		response.setHeader(RATE_LIMIT, rateLimit(policies, decisions));
+		headers.set(POLICY, policyHeader);
+		headers.set(RATE_LIMIT, rateLimit(policies, decisions));
 		if (legacy) {
 			int tightest = 0;
 			for (int i = 1; i < decisions.size(); i++) {
@@ -71,14 +69,14 @@ final class RateLimitHeaders {
 				}
 			}
 			Decision decision = decisions.get(tightest);
-			response.setHeader("X-RateLimit-Limit", Long.toString(decision.limit()));
-			response.setHeader("X-RateLimit-Remaining", Long.toString(decision.remaining()));
-			response.setHeader("X-RateLimit-Reset", Long.toString(seconds(decision.resetAfterNanos())));
+			headers.set("X-RateLimit-Limit", Long.toString(decision.limit()));
+			headers.set("X-RateLimit-Remaining", Long.toString(decision.remaining()));
+			headers.set("X-RateLimit-Reset", Long.toString(seconds(decision.resetAfterNanos())));
 		}
 	}
 
-	static void writeRetryAfter(HttpServletResponse response, long seconds) {
-		response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
+	static void writeRetryAfter(HttpHeaders headers, long seconds) {
+		headers.set(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
 	}
 
 	/** Policy names are restricted to characters that need no escaping in an RFC 9651 string. */

@@ -16,7 +16,7 @@ import org.springframework.web.servlet.HandlerMapping;
  * Decides every request to a limited endpoint before its handler runs: after the servlet filters, Spring
  * Security's included, so the user is known. It writes the rate limit headers on every response of a limited
  * endpoint and answers a rejected request itself with 429, {@code Retry-After} and a problem body, through
- * {@link RequestDecisions}. A request that a leaky bucket admitted with a delay is {@link HeldRequests held}
+ * {@link ServletDecisions}. A request that a leaky bucket admitted with a delay is {@link HeldRequests held}
  * until its slot, then dispatched again to its handler; its headers are written when it is decided, like those
  * of any other request. Rules decided before Spring Security are the {@link RateLimitFilter}'s, not its.
  * <p>
@@ -33,9 +33,9 @@ final class RateLimitInterceptor implements HandlerInterceptor {
 
 	private final LimitCatalog catalog;
 
-	private final RequestDecisions decisions;
+	private final ServletDecisions decisions;
 
-	RateLimitInterceptor(LimitCatalog catalog, RequestDecisions decisions) {
+	RateLimitInterceptor(LimitCatalog catalog, ServletDecisions decisions) {
 		this.catalog = catalog;
 		this.decisions = decisions;
 	}

@@ -133,18 +133,24 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RequestDecisions rateLimitRequestDecisions(RateLimitStore store, RateLimitExceededHandler exceededHandler,
-			ObjectProvider<RateLimitMetrics> metrics, RateLimitProperties properties, HeldRequests heldRequests,
-			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters, TimeSource timeSource,
-			PolicyChanges changes, ObjectProvider<DecisionObserver> observer) {
-		return new RequestDecisions(store, exceededHandler, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
-				properties.getHeaders().isLegacy(), properties.isShadowHeaders(), heldRequests, handlerAdapters,
-				new UnresolvedKeys(timeSource), new ShadowLog(timeSource), changes, observer.getIfAvailable());
+	RequestDecisions rateLimitRequestDecisions(RateLimitStore store, ObjectProvider<RateLimitMetrics> metrics,
+			RateLimitProperties properties, TimeSource timeSource, PolicyChanges changes,
+			ObjectProvider<DecisionObserver> observer) {
+		return new RequestDecisions(store, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
+				properties.getHeaders().isLegacy(), properties.isShadowHeaders(), new UnresolvedKeys(timeSource),
+				new ShadowLog(timeSource), changes, observer.getIfAvailable());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitInterceptor rateLimitInterceptor(LimitCatalog catalog, RequestDecisions decisions) {
+	ServletDecisions rateLimitServletDecisions(RequestDecisions decisions, RateLimitExceededHandler exceededHandler,
+			HeldRequests heldRequests, ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters) {
+		return new ServletDecisions(decisions, exceededHandler, heldRequests, handlerAdapters);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitInterceptor rateLimitInterceptor(LimitCatalog catalog, ServletDecisions decisions) {
 		return new RateLimitInterceptor(catalog, decisions);
 	}
 
@@ -154,7 +160,7 @@ public final class RateLimitWebMvcAutoConfiguration {
 	 */
 	@Bean
 	@ConditionalOnMissingBean(name = FILTER_BEAN_NAME)
-	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(LimitCatalog catalog, RequestDecisions decisions) {
+	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(LimitCatalog catalog, ServletDecisions decisions) {
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
 				new RateLimitFilter(catalog, decisions));
 		registration.setName(FILTER_BEAN_NAME);

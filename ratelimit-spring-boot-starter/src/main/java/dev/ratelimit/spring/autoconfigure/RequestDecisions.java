@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -8,35 +7,26 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.spring.RateLimitExceededHandler;
 import dev.ratelimit.spring.RateLimitRejection;
 import dev.ratelimit.spring.autoconfigure.RateLimitMetrics.Outcome;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.http.MediaType;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.ProblemDetail;
-import org.springframework.http.converter.HttpMessageConverter;
-import org.springframework.http.server.ServletServerHttpResponse;
-import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 /**
- * Decides one request against the limits it matched, wherever it is decided: in the Spring MVC interceptor or
- * in the servlet filter ahead of Spring Security. It writes the rate limit headers, answers a rejected request
- * itself with 429, {@code Retry-After} and a problem body, and {@link HeldRequests holds} a request that a leaky
- * bucket admitted with a delay. A request is decided under the limits of its client's plan, at its own cost; a
- * request whose cost its limits can never take is answered with 400 and takes nothing. With an observation
- * registry, each decision is {@link DecisionObserver observed}.
+ * Decides one request against the limits it matched, whichever web stack serves it, and tells the stack what
+ * to do with it in a {@link Verdict}: let it through with the rate limit headers, hold it until a leaky
+ * bucket's slot, reject it with 429, or answer 400 for a cost its limits can never take. A request is decided
+ * under the limits of its client's plan, at its own cost. With an observation registry, each decision is
+ * {@link DecisionObserver observed}.
  * <p>
  * Limits that {@link CountedOutcomes count only some outcomes} take their permits before the request runs, so
  * that a client that has spent its quota is refused before any work is done and concurrent requests never take
- * more than the limit; once the request is {@link #settle settled}, a response whose status does not count gives
- * its permits back. Such limits write their headers only on a rejection: an allowed request's permits may be
- * given back, so no header written before it runs could tell what is left.
+ * more than the limit; the verdict then carries a {@link Reservation} that the stack {@link #settle settles}
+ * with the response's status, whose permits a status that does not count gives back. Such limits write their
+ * headers only on a rejection: an allowed request's permits may be given back, so no header written before it
+ * runs could tell what is left.
  * <p>
  * The policies in shadow mode of an endpoint are decided as a stack of their own, after the enforced ones and
  * only if those let the request through, exactly as if they were enforced: a request they would deny takes
@@ -49,17 +39,11 @@ final class RequestDecisions {
 
 	private final RateLimitStore store;
 
-	private final RateLimitExceededHandler exceededHandler;
-
 	private final RateLimitMetrics metrics;
 
 	private final boolean legacyHeaders;
 
 	private final boolean shadowHeaders;
-
-	private final HeldRequests heldRequests;
-
-	private final ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters;
 
 	private final UnresolvedKeys unresolvedKeys;
 
@@ -69,48 +53,35 @@ final class RequestDecisions {
 
 	private final @Nullable DecisionObserver observer;
 
-	private volatile @Nullable HttpMessageConverter<Object> problemConverter;
-
-	RequestDecisions(RateLimitStore store, RateLimitExceededHandler exceededHandler, RateLimitMetrics metrics,
-			boolean legacyHeaders, boolean shadowHeaders, HeldRequests heldRequests,
-			ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters, UnresolvedKeys unresolvedKeys,
-			ShadowLog shadowLog, PolicyChanges changes, @Nullable DecisionObserver observer) {
+	RequestDecisions(RateLimitStore store, RateLimitMetrics metrics, boolean legacyHeaders, boolean shadowHeaders,
+			UnresolvedKeys unresolvedKeys, ShadowLog shadowLog, PolicyChanges changes,
+			@Nullable DecisionObserver observer) {
 		this.store = store;
-		this.exceededHandler = exceededHandler;
 		this.metrics = metrics;
 		this.legacyHeaders = legacyHeaders;
 		this.shadowHeaders = shadowHeaders;
-		this.heldRequests = heldRequests;
-		this.handlerAdapters = handlerAdapters;
 		this.unresolvedKeys = unresolvedKeys;
 		this.shadowLog = shadowLog;
 		this.changes = changes;
 		this.observer = observer;
 	}
 
-	/**
-	 * Decides the request unless it is exempt; returns whether it proceeds now, false when it was rejected or
-	 * held. The permits of limits that count only some outcomes are kept under {@code reservation} until the
-	 * request is {@link #settle settled}.
-	 */
-	boolean decide(ServletLimitedRequest limited, HttpServletResponse response, LimitCatalog.Match match,
-			String reservation) throws IOException {
-		HttpServletRequest request = limited.request();
+	/** Decides the request unless it is exempt. */
+	Verdict decide(LimitedRequest request, LimitCatalog.Match match) {
 		EndpointLimits limits = match.limits();
-		if (limits.exemption().applies(limited)) {
+		if (limits.exemption().applies(request)) {
 			this.metrics.exempt(limits.policies());
-			return true;
+			return Verdict.EXEMPT;
 		}
-		limits = this.changes.current(limits.forPlanOf(limited));
+		limits = this.changes.current(limits.forPlanOf(request));
 		@Nullable String[] keys = new String[limits.policies().size()];
 		EndpointLimits.Stack enforced = limits.enforced();
 		List<KeyedPolicy> keyed;
 		try {
-			keyed = keyed(limited, match, limits, enforced, keys);
+			keyed = keyed(request, match, limits, enforced, keys);
 		}
 		catch (RequestCost.InvalidCost ex) {
-			writeProblem(response, ex.problem());
-			return false;
+			return new Verdict(Verdict.Action.BAD_REQUEST, new HttpHeaders(), null, ex.problem(), 0, null);
 		}
 		List<Decision> decisions = List.of();
 		long delay = 0;
@@ -121,11 +92,13 @@ final class RequestDecisions {
 					: this.store.decideAll(keyed);
 			long elapsed = System.nanoTime() - start;
 			if (!decisions.get(0).allowed()) {
-				RateLimitHeaders.write(response, enforced.policyHeader(), enforced.policies(), decisions,
+				HttpHeaders headers = new HttpHeaders();
+				RateLimitHeaders.write(headers, enforced.policyHeader(), enforced.policies(), decisions,
 						this.legacyHeaders);
+				RateLimitRejection rejection = new RateLimitRejection(enforced.policies(), decisions);
+				RateLimitHeaders.writeRetryAfter(headers, rejection.retryAfterSeconds());
 				this.metrics.record(enforced.policies(), Outcome.REJECTED, elapsed);
-				reject(request, response, new RateLimitRejection(enforced.policies(), decisions));
-				return false;
+				return new Verdict(Verdict.Action.REJECT, headers, rejection, null, 0, null);
 			}
 			delay = delay(decisions);
 			this.metrics.record(enforced.policies(), (delay == 0) ? Outcome.ALLOWED : Outcome.DELAYED, elapsed);
@@ -135,7 +108,7 @@ final class RequestDecisions {
 		List<KeyedPolicy> shadowKeyed = List.of();
 		List<Decision> shadowDecisions = List.of();
 		if (!shadowed.isEmpty()) {
-			shadowKeyed = shadowKeyed(limited, match, limits, shadowed, keys);
+			shadowKeyed = shadowKeyed(request, match, limits, shadowed, keys);
 			if (shadowKeyed != null) {
 				shadowDecisions = decideShadow(shadowed, shadowKeyed);
 			}
@@ -145,18 +118,16 @@ final class RequestDecisions {
 				shadowDecisions = List.of();
 			}
 		}
+		HttpHeaders headers = new HttpHeaders();
+		Reservation reservation = null;
 		if (limits.counted().all()) {
-			writeHeaders(response, enforced, decisions, shadowed, shadowDecisions);
+			writeHeaders(headers, enforced, decisions, shadowed, shadowDecisions);
 		}
 		else {
-			request.setAttribute(reservation,
-					new Reservation(limits.counted(), keyed, decisions, shadowKeyed, shadowDecisions));
+			reservation = new Reservation(limits.counted(), keyed, decisions, shadowKeyed, shadowDecisions);
 		}
-		if (delay == 0) {
-			return true;
-		}
-		this.heldRequests.hold(request, response, delay);
-		return false;
+		return new Verdict((delay == 0) ? Verdict.Action.PROCEED : Verdict.Action.HOLD, headers, null, null, delay,
+				reservation);
 	}
 
 	/**
@@ -197,18 +168,18 @@ final class RequestDecisions {
 	 * Writes the headers of the enforced policies of an allowed request, and those of its shadow policies if
 	 * {@code ratelimit.shadow-headers} asks for them and they were decided.
 	 */
-	private void writeHeaders(HttpServletResponse response, EndpointLimits.Stack enforced, List<Decision> decisions,
+	private void writeHeaders(HttpHeaders headers, EndpointLimits.Stack enforced, List<Decision> decisions,
 			EndpointLimits.Stack shadowed, List<Decision> shadowDecisions) {
 		boolean shadow = this.shadowHeaders && !shadowDecisions.isEmpty();
 		if (!shadow) {
 			if (!enforced.isEmpty()) {
-				RateLimitHeaders.write(response, enforced.policyHeader(), enforced.policies(), decisions,
+				RateLimitHeaders.write(headers, enforced.policyHeader(), enforced.policies(), decisions,
 						this.legacyHeaders);
 			}
 			return;
 		}
 		if (enforced.isEmpty()) {
-			RateLimitHeaders.write(response, shadowed.policyHeader(), shadowed.policies(), shadowDecisions,
+			RateLimitHeaders.write(headers, shadowed.policyHeader(), shadowed.policies(), shadowDecisions,
 					this.legacyHeaders);
 			return;
 		}
@@ -216,30 +187,15 @@ final class RequestDecisions {
 		policies.addAll(shadowed.policies());
 		List<Decision> all = new ArrayList<>(decisions);
 		all.addAll(shadowDecisions);
-		RateLimitHeaders.write(response, enforced.policyHeader() + ", " + shadowed.policyHeader(), policies, all,
+		RateLimitHeaders.write(headers, enforced.policyHeader() + ", " + shadowed.policyHeader(), policies, all,
 				this.legacyHeaders);
 	}
 
 	/**
-	 * Settles the permits kept under {@code reservation}, if any, now that the request has ended with the
-	 * response's status, or with {@code failure}, which counts as 500 unless an error status was set: a status
-	 * that does not count gives them back, the shadow policies' included. A request that is still asynchronous
-	 * is settled when it completes.
+	 * Settles the permits a request kept, now that it has ended with {@code status}: a status that does not
+	 * count gives them back, the shadow policies' included.
 	 */
-	void settle(HttpServletRequest request, HttpServletResponse response, @Nullable Throwable failure,
-			String reservation) {
-		if (!(request.getAttribute(reservation) instanceof Reservation kept)) {
-			return;
-		}
-		if (request.isAsyncStarted()) {
-			request.getAsyncContext().addListener(new Settlement(this, reservation), request, response);
-			return;
-		}
-		request.removeAttribute(reservation);
-		int status = response.getStatus();
-		if (failure != null && status < 400) {
-			status = HttpServletResponse.SC_INTERNAL_SERVER_ERROR;
-		}
+	void settle(Reservation kept, int status) {
 		if (!kept.counted().counts(status)) {
 			if (!kept.limits().isEmpty()) {
 				this.store.giveBack(kept.limits(), kept.decisions());
@@ -291,72 +247,48 @@ final class RequestDecisions {
 		return delay;
 	}
 
-	private void reject(HttpServletRequest request, HttpServletResponse response, RateLimitRejection rejection)
-			throws IOException {
-		RateLimitHeaders.writeRetryAfter(response, rejection.retryAfterSeconds());
-		writeProblem(response, this.exceededHandler.problemDetail(request, rejection));
-	}
+	/**
+	 * What the limits made of one request, for its web stack to carry out.
+	 *
+	 * @param action what becomes of the request
+	 * @param headers the rate limit headers to write on its response, {@code Retry-After} included on a
+	 * rejection; empty when there are none
+	 * @param rejection why a rejected request was rejected, else null
+	 * @param problem the body of a request answered with 400, else null
+	 * @param delayNanos how long to hold the request, for {@link Action#HOLD}
+	 * @param reservation the permits to {@link #settle} once the response's status is known, or null
+	 */
+	record Verdict(Action action, HttpHeaders headers, @Nullable RateLimitRejection rejection,
+			@Nullable ProblemDetail problem, long delayNanos, @Nullable Reservation reservation) {
 
-	private void writeProblem(HttpServletResponse response, ProblemDetail problem) throws IOException {
-		response.setStatus(problem.getStatus());
-		HttpMessageConverter<Object> converter = problemConverter();
-		if (converter != null) {
-			try (ServletServerHttpResponse output = new ServletServerHttpResponse(response)) {
-				converter.write(problem, MediaType.APPLICATION_PROBLEM_JSON, output);
-			}
-		}
-	}
+		static final Verdict EXEMPT = new Verdict(Action.PROCEED, HttpHeaders.readOnlyHttpHeaders(new HttpHeaders()),
+				null, null, 0, null);
 
-	/** The converter that Spring MVC itself would write a problem with, looked up at the first rejection. */
-	@SuppressWarnings("unchecked")
-	private @Nullable HttpMessageConverter<Object> problemConverter() {
-		HttpMessageConverter<Object> converter = this.problemConverter;
-		if (converter == null) {
-			RequestMappingHandlerAdapter adapter = this.handlerAdapters.orderedStream().findFirst().orElse(null);
-			if (adapter != null) {
-				for (HttpMessageConverter<?> candidate : adapter.getMessageConverters()) {
-					if (candidate.canWrite(ProblemDetail.class, MediaType.APPLICATION_PROBLEM_JSON)) {
-						converter = (HttpMessageConverter<Object>) candidate;
-						this.problemConverter = converter;
-						break;
-					}
-				}
-			}
+		/** What becomes of a request. */
+		enum Action {
+
+			/** It proceeds to its handler now. */
+			PROCEED,
+
+			/** It proceeds once held for its delay. */
+			HOLD,
+
+			/** It is answered 429 with the rejection's problem. */
+			REJECT,
+
+			/** It is answered 400 with the problem: its cost is one its limits can never take. */
+			BAD_REQUEST
+
 		}
-		return converter;
+
 	}
 
 	/**
 	 * The permits an allowed request took under limits that count only some outcomes: those of its enforced
 	 * policies and those of its shadow policies, each empty when none were taken.
 	 */
-	private record Reservation(CountedOutcomes counted, List<KeyedPolicy> limits, List<Decision> decisions,
+	record Reservation(CountedOutcomes counted, List<KeyedPolicy> limits, List<Decision> decisions,
 			List<KeyedPolicy> shadowLimits, List<Decision> shadowDecisions) {
-	}
-
-	/** Settles the reservation of an asynchronous request once it completes, with its final status. */
-	private record Settlement(RequestDecisions decisions, String reservation) implements AsyncListener {
-
-		@Override
-		public void onComplete(AsyncEvent event) {
-			this.decisions.settle((HttpServletRequest) event.getSuppliedRequest(),
-					(HttpServletResponse) event.getSuppliedResponse(), null, this.reservation);
-		}
-
-		@Override
-		public void onTimeout(AsyncEvent event) {
-		}
-
-		@Override
-		public void onError(AsyncEvent event) {
-		}
-
-		@Override
-		public void onStartAsync(AsyncEvent event) {
-			// a new asynchronous cycle drops the listeners: keep settling at its end
-			event.getAsyncContext().addListener(this, event.getSuppliedRequest(), event.getSuppliedResponse());
-		}
-
 	}
 
 }
