@@ -2,7 +2,7 @@ package dev.ratelimit.sample;
 
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.testing.ManualScheduler;
-import dev.ratelimit.spring.autoconfigure.RateLimitWebMvcAutoConfiguration;
+import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;

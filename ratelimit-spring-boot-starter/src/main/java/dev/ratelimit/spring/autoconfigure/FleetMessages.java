@@ -3,6 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import java.nio.charset.StandardCharsets;
 
 import dev.ratelimit.core.redis.RedisRateLimitStore;
+import dev.ratelimit.spring.web.PolicyChanges;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.data.redis.connection.Message;

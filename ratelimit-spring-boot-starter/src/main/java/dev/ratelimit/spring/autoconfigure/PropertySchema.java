@@ -2,20 +2,19 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.beans.PropertyDescriptor;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 import dev.ratelimit.spring.client.RateLimitClientProperties;
+import dev.ratelimit.spring.web.PolicyOverrides;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanUtils;
-import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.core.ResolvableType;
 
 /**
@@ -24,11 +23,11 @@ import org.springframework.core.ResolvableType;
  * case and dashes, a dashed property possibly spread over several elements (as environment variables write
  * {@code KEY_PREFIX}), and a policy name of {@code ratelimit.policies} spanning as many elements as its dots.
  */
-final class PropertySchema {
+public final class PropertySchema {
 
 	static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of("ratelimit");
 
-	static final ConfigurationPropertyName POLICIES = ConfigurationPropertyName.of("ratelimit.policies");
+	public static final ConfigurationPropertyName POLICIES = ConfigurationPropertyName.of("ratelimit.policies");
 
 	/** The fields of one policy, as they follow its name under {@code ratelimit.policies}. */
 	static final Node POLICY = node(RateLimitProperties.Policy.class);
@@ -50,7 +49,7 @@ final class PropertySchema {
 	 * Returns how many elements of {@code name}, under {@link #POLICIES}, form the policy's name: the fewest
 	 * after which the rest is a field of a policy, or 0 if there are none.
 	 */
-	static int policyNameLength(ConfigurationPropertyName name) {
+	public static int policyNameLength(ConfigurationPropertyName name) {
 		int from = POLICIES.getNumberOfElements();
 		for (int length = 1; from + length < name.getNumberOfElements(); length++) {
 			if (POLICY.match(name, from + length) == Known.INSTANCE) {
@@ -239,7 +238,7 @@ final class PropertySchema {
 	}
 
 	/** Returns the Levenshtein distance between two names. */
-	static int distance(String a, String b) {
+	public static int distance(String a, String b) {
 		int[] previous = new int[b.length() + 1];
 		int[] current = new int[b.length() + 1];
 		for (int j = 0; j <= b.length(); j++) {

@@ -1,6 +1,11 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.spring.actuate.RateLimitEndpoint;
+import dev.ratelimit.spring.actuate.RateLimitEndpointWebExtension;
+import dev.ratelimit.spring.web.LimitCatalog;
+import dev.ratelimit.spring.web.PolicyChanges;
+import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

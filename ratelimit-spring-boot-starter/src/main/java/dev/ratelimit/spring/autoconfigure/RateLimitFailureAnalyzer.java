@@ -1,5 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import dev.ratelimit.spring.web.RateLimitConfigurationException;
+
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

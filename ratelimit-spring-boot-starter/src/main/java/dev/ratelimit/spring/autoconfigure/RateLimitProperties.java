@@ -8,6 +8,7 @@ import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.redis.FailurePolicy;
+import dev.ratelimit.spring.web.PolicyOverrides;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;

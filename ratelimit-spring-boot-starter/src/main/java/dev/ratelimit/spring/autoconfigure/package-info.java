@@ -1,7 +1,7 @@
 /**
- * Auto-configuration of rate limiting: the store, the {@code ratelimit.*} properties and, in servlet web
- * applications, the interceptor that enforces {@link dev.ratelimit.spring.RateLimited} and
- * {@code ratelimit.rules} on Spring MVC handlers.
+ * Auto-configuration of rate limiting: the store, the {@code ratelimit.*} properties and their checks, metrics,
+ * health, observations and the Actuator endpoint. The web stacks' own auto-configurations live with their
+ * adapters, in {@code dev.ratelimit.spring.webmvc}.
  */
 @NullMarked
 package dev.ratelimit.spring.autoconfigure;

@@ -10,6 +10,7 @@ import java.util.Base64;
 
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

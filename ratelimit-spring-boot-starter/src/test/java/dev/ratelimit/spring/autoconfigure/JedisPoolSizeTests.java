@@ -1,5 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import dev.ratelimit.spring.redis.JedisScriptExecutor;
+import dev.ratelimit.spring.web.RateLimitConfigurationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
@@ -16,8 +18,6 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.mock.env.MockEnvironment;
-
-import dev.ratelimit.spring.redis.JedisScriptExecutor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

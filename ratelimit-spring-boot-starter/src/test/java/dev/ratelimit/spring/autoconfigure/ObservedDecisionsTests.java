@@ -9,6 +9,8 @@ import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
 import dev.ratelimit.core.redis.ScriptNotSentException;
 import dev.ratelimit.spring.KeyResolver;
+import dev.ratelimit.spring.web.DecisionObserver;
+import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;

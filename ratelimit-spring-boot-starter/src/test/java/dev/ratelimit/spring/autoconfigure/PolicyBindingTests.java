@@ -5,6 +5,8 @@ import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.web.PolicyOverrides;
+import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

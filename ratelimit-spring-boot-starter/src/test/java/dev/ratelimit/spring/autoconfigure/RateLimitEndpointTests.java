@@ -3,6 +3,9 @@ package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.spring.KeyResolver;
+import dev.ratelimit.spring.actuate.RateLimitEndpoint;
+import dev.ratelimit.spring.actuate.RateLimitEndpointWebExtension;
+import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;

@@ -13,6 +13,7 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
 import dev.ratelimit.core.redis.ScriptNotSentException;
+import dev.ratelimit.spring.actuate.RateLimitHealthIndicator;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

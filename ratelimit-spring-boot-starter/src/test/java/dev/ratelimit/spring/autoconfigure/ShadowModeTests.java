@@ -10,6 +10,9 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.spring.KeyResolver;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.web.LimitCatalog;
+import dev.ratelimit.spring.web.RequestDecisions;
+import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -47,7 +50,7 @@ class ShadowModeTests {
 
 	private final ManualTimeSource time = new ManualTimeSource();
 
-	private final Logger interceptorLogger = (Logger) LoggerFactory.getLogger(RateLimitInterceptor.class);
+	private final Logger interceptorLogger = (Logger) LoggerFactory.getLogger(RequestDecisions.class);
 
 	private final Logger catalogLogger = (Logger) LoggerFactory.getLogger(LimitCatalog.class);
 

@@ -17,6 +17,7 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.testing.ManualScheduler;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

@@ -6,6 +6,7 @@ import java.util.regex.Pattern;
 
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

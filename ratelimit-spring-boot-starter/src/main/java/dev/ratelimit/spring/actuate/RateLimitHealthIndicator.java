@@ -1,0 +1,57 @@
+package dev.ratelimit.spring.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Locale;
+
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.redis.FailureStatus;
+import dev.ratelimit.core.redis.RedisRateLimitStore;
+
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+/**
+ * The {@code ratelimit} health contributor: which store decides and, on Redis, whether Redis answers or the
+ * failure policy decides every request, since when, and how many decisions the failure policy made. It is UP
+ * while the failure policy decides, since requests are still decided, unless
+ * {@code ratelimit.health.down-when-failing} makes it DOWN.
+ */
+public final class RateLimitHealthIndicator implements HealthIndicator {
+
+	private final RateLimitStore store;
+
+	private final String storeName;
+
+	private final boolean downWhenFailing;
+
+	public RateLimitHealthIndicator(RateLimitStore store, String storeName, boolean downWhenFailing) {
+		this.store = store;
+		this.storeName = storeName;
+		this.downWhenFailing = downWhenFailing;
+	}
+
+	@Override
+	public Health health() {
+		Health.Builder health = Health.up().withDetail("store", this.storeName);
+		if (this.store instanceof RedisRateLimitStore redis) {
+			FailureStatus status = redis.failureStatus();
+			Duration failingFor = status.failingFor();
+			health.withDetail("redis", (failingFor != null) ? "failing" : "answering")
+				.withDetail("failurePolicy", status.failurePolicy().name().toLowerCase(Locale.ROOT))
+				.withDetail("failurePolicyDecisions", status.decisions())
+				.withDetail("fleetInstances", redis.fleetSize());
+			if (failingFor != null) {
+				health
+					.withDetail("failingSince", Instant.now().minus(failingFor).truncatedTo(ChronoUnit.MILLIS).toString())
+					.withDetail("failurePolicyDecisionsDuringOutage", status.decisionsDuringOutage());
+				if (this.downWhenFailing) {
+					health.down();
+				}
+			}
+		}
+		return health.build();
+	}
+
+}

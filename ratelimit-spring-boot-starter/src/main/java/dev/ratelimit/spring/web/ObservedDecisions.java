@@ -1,0 +1,99 @@
+package dev.ratelimit.spring.web;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.StringJoiner;
+
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.redis.RedisRateLimitStore;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.ObservationView;
+
+/**
+ * Wraps each decision of a request in the {@code ratelimit.decision} {@link Observation}, whose scope is open
+ * while the store decides, so that the observation of the Redis client's call is its child. Its low-cardinality
+ * key values are the policies, the store, the outcome and, on Redis, whether the failure policy decided; never
+ * a key or anything else per client.
+ */
+public final class ObservedDecisions implements DecisionObserver {
+
+	static final String NAME = "ratelimit.decision";
+
+	static final String POLICY = "ratelimit.policy";
+
+	static final String STORE = "ratelimit.store";
+
+	static final String OUTCOME = "ratelimit.outcome";
+
+	static final String FAILURE_POLICY = "ratelimit.failure_policy";
+
+	private final ObservationRegistry registry;
+
+	private final String store;
+
+	public ObservedDecisions(ObservationRegistry registry, String store) {
+		this.registry = registry;
+		this.store = store;
+	}
+
+	@Override
+	public List<Decision> decide(RateLimitStore store, List<KeyedPolicy> limits, List<RateLimitPolicy> policies) {
+		DecisionContext context = new DecisionContext();
+		Observation observation = Observation.createNotStarted(NAME, () -> context, this.registry)
+			.contextualName(NAME)
+			.lowCardinalityKeyValue(POLICY, names(policies))
+			.lowCardinalityKeyValue(STORE, this.store)
+			.start();
+		try (Observation.Scope scope = observation.openScope()) {
+			List<Decision> decisions = store.decideAll(limits);
+			observation.lowCardinalityKeyValue(OUTCOME,
+					RequestDecisions.outcome(decisions).name().toLowerCase(Locale.ROOT));
+			if (store instanceof RedisRateLimitStore) {
+				observation.lowCardinalityKeyValue(FAILURE_POLICY, String.valueOf(context.failurePolicy));
+			}
+			return decisions;
+		}
+		catch (RuntimeException ex) {
+			observation.error(ex);
+			throw ex;
+		}
+		finally {
+			observation.stop();
+		}
+	}
+
+	@Override
+	public void failurePolicyDecided() {
+		for (ObservationView current = this.registry.getCurrentObservation(); current != null; current = current
+			.getContextView()
+			.getParentObservation()) {
+			if (current.getContextView() instanceof DecisionContext decision) {
+				decision.failurePolicy = true;
+				return;
+			}
+		}
+	}
+
+	private static String names(List<RateLimitPolicy> policies) {
+		if (policies.size() == 1) {
+			return policies.get(0).name();
+		}
+		StringJoiner names = new StringJoiner(",");
+		for (RateLimitPolicy policy : policies) {
+			names.add(policy.name());
+		}
+		return names.toString();
+	}
+
+	/** The context of one decision, which the failure listener marks on the deciding thread. */
+	static final class DecisionContext extends Observation.Context {
+
+		volatile boolean failurePolicy;
+
+	}
+
+}

@@ -1,0 +1,294 @@
+package dev.ratelimit.spring.web;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.spring.RateLimitRejection;
+import dev.ratelimit.spring.web.RateLimitMetrics.Outcome;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.ProblemDetail;
+
+/**
+ * Decides one request against the limits it matched, whichever web stack serves it, and tells the stack what
+ * to do with it in a {@link Verdict}: let it through with the rate limit headers, hold it until a leaky
+ * bucket's slot, reject it with 429, or answer 400 for a cost its limits can never take. A request is decided
+ * under the limits of its client's plan, at its own cost. With an observation registry, each decision is
+ * {@link DecisionObserver observed}.
+ * <p>
+ * Limits that {@link CountedOutcomes count only some outcomes} take their permits before the request runs, so
+ * that a client that has spent its quota is refused before any work is done and concurrent requests never take
+ * more than the limit; the verdict then carries a {@link Reservation} that the stack {@link #settle settles}
+ * with the response's status, whose permits a status that does not count gives back. Such limits write their
+ * headers only on a rejection: an allowed request's permits may be given back, so no header written before it
+ * runs could tell what is left.
+ * <p>
+ * The policies in shadow mode of an endpoint are decided as a stack of their own, after the enforced ones and
+ * only if those let the request through, exactly as if they were enforced: a request they would deny takes
+ * nothing, one they would admit takes its permits, a leaky bucket's slot included, and gives them back like the
+ * enforced ones. Whatever they decide, the request proceeds at once and its response is left as it is, without
+ * their headers unless {@code ratelimit.shadow-headers} asks for them; the metrics and the {@link ShadowLog}
+ * tell what they would have done.
+ */
+public final class RequestDecisions {
+
+	private final RateLimitStore store;
+
+	private final RateLimitMetrics metrics;
+
+	private final boolean legacyHeaders;
+
+	private final boolean shadowHeaders;
+
+	private final UnresolvedKeys unresolvedKeys;
+
+	private final PolicyChanges changes;
+
+	private final ShadowLog shadowLog;
+
+	private final @Nullable DecisionObserver observer;
+
+	public RequestDecisions(RateLimitStore store, RateLimitMetrics metrics, boolean legacyHeaders, boolean shadowHeaders,
+			UnresolvedKeys unresolvedKeys, ShadowLog shadowLog, PolicyChanges changes,
+			@Nullable DecisionObserver observer) {
+		this.store = store;
+		this.metrics = metrics;
+		this.legacyHeaders = legacyHeaders;
+		this.shadowHeaders = shadowHeaders;
+		this.unresolvedKeys = unresolvedKeys;
+		this.shadowLog = shadowLog;
+		this.changes = changes;
+		this.observer = observer;
+	}
+
+	/** Decides the request unless it is exempt. */
+	public Verdict decide(LimitedRequest request, LimitCatalog.Match match) {
+		EndpointLimits limits = match.limits();
+		if (limits.exemption().applies(request)) {
+			this.metrics.exempt(limits.policies());
+			return Verdict.EXEMPT;
+		}
+		limits = this.changes.current(limits.forPlanOf(request));
+		@Nullable String[] keys = new String[limits.policies().size()];
+		EndpointLimits.Stack enforced = limits.enforced();
+		List<KeyedPolicy> keyed;
+		try {
+			keyed = keyed(request, match, limits, enforced, keys);
+		}
+		catch (RequestCost.InvalidCost ex) {
+			return new Verdict(Verdict.Action.BAD_REQUEST, new HttpHeaders(), null, ex.problem(), 0, null);
+		}
+		List<Decision> decisions = List.of();
+		long delay = 0;
+		if (!enforced.isEmpty()) {
+			long start = System.nanoTime();
+			DecisionObserver observer = this.observer;
+			decisions = (observer != null) ? observer.decide(this.store, keyed, enforced.policies())
+					: this.store.decideAll(keyed);
+			long elapsed = System.nanoTime() - start;
+			if (!decisions.get(0).allowed()) {
+				HttpHeaders headers = new HttpHeaders();
+				RateLimitHeaders.write(headers, enforced.policyHeader(), enforced.policies(), decisions,
+						this.legacyHeaders);
+				RateLimitRejection rejection = new RateLimitRejection(enforced.policies(), decisions);
+				RateLimitHeaders.writeRetryAfter(headers, rejection.retryAfterSeconds());
+				this.metrics.record(enforced.policies(), Outcome.REJECTED, elapsed);
+				return new Verdict(Verdict.Action.REJECT, headers, rejection, null, 0, null);
+			}
+			delay = delay(decisions);
+			this.metrics.record(enforced.policies(), (delay == 0) ? Outcome.ALLOWED : Outcome.DELAYED, elapsed);
+			this.metrics.admitted(enforced.policies(), decisions);
+		}
+		EndpointLimits.Stack shadowed = limits.shadowed();
+		List<KeyedPolicy> shadowKeyed = List.of();
+		List<Decision> shadowDecisions = List.of();
+		if (!shadowed.isEmpty()) {
+			shadowKeyed = shadowKeyed(request, match, limits, shadowed, keys);
+			if (shadowKeyed != null) {
+				shadowDecisions = decideShadow(shadowed, shadowKeyed);
+			}
+			if (shadowKeyed == null || !shadowDecisions.get(0).allowed()) {
+				// nothing was taken, so nothing is given back
+				shadowKeyed = List.of();
+				shadowDecisions = List.of();
+			}
+		}
+		HttpHeaders headers = new HttpHeaders();
+		Reservation reservation = null;
+		if (limits.counted().all()) {
+			writeHeaders(headers, enforced, decisions, shadowed, shadowDecisions);
+		}
+		else {
+			reservation = new Reservation(limits.counted(), keyed, decisions, shadowKeyed, shadowDecisions);
+		}
+		return new Verdict((delay == 0) ? Verdict.Action.PROCEED : Verdict.Action.HOLD, headers, null, null, delay,
+				reservation);
+	}
+
+	/**
+	 * Each shadow policy with its key at the request's cost, or null when a cost is one the policy could not
+	 * take: enforced, it would answer 400 before any decision, which {@link RequestCost} logs; in shadow mode
+	 * the request proceeds undecided by these policies.
+	 */
+	private @Nullable List<KeyedPolicy> shadowKeyed(LimitedRequest request, LimitCatalog.Match match,
+			EndpointLimits limits, EndpointLimits.Stack shadowed, @Nullable String[] keys) {
+		try {
+			return keyed(request, match, limits, shadowed, keys);
+		}
+		catch (RequestCost.InvalidCost ex) {
+			return null;
+		}
+	}
+
+	/** Decides the shadow policies as if they were enforced and records what they would have done. */
+	private List<Decision> decideShadow(EndpointLimits.Stack shadowed, List<KeyedPolicy> keyed) {
+		long start = System.nanoTime();
+		List<Decision> decisions = this.store.decideAll(keyed);
+		long elapsed = System.nanoTime() - start;
+		if (!decisions.get(0).allowed()) {
+			this.metrics.record(shadowed.policies(), Outcome.SHADOW_REJECTED, elapsed);
+			this.shadowLog.rejected(shadowed.policies());
+		}
+		else if (delay(decisions) > 0) {
+			this.metrics.record(shadowed.policies(), Outcome.SHADOW_DELAYED, elapsed);
+			this.shadowLog.delayed(shadowed.policies());
+		}
+		else {
+			this.metrics.record(shadowed.policies(), Outcome.ALLOWED, elapsed);
+		}
+		return decisions;
+	}
+
+	/**
+	 * Writes the headers of the enforced policies of an allowed request, and those of its shadow policies if
+	 * {@code ratelimit.shadow-headers} asks for them and they were decided.
+	 */
+	private void writeHeaders(HttpHeaders headers, EndpointLimits.Stack enforced, List<Decision> decisions,
+			EndpointLimits.Stack shadowed, List<Decision> shadowDecisions) {
+		boolean shadow = this.shadowHeaders && !shadowDecisions.isEmpty();
+		if (!shadow) {
+			if (!enforced.isEmpty()) {
+				RateLimitHeaders.write(headers, enforced.policyHeader(), enforced.policies(), decisions,
+						this.legacyHeaders);
+			}
+			return;
+		}
+		if (enforced.isEmpty()) {
+			RateLimitHeaders.write(headers, shadowed.policyHeader(), shadowed.policies(), shadowDecisions,
+					this.legacyHeaders);
+			return;
+		}
+		List<RateLimitPolicy> policies = new ArrayList<>(enforced.policies());
+		policies.addAll(shadowed.policies());
+		List<Decision> all = new ArrayList<>(decisions);
+		all.addAll(shadowDecisions);
+		RateLimitHeaders.write(headers, enforced.policyHeader() + ", " + shadowed.policyHeader(), policies, all,
+				this.legacyHeaders);
+	}
+
+	/**
+	 * Settles the permits a request kept, now that it has ended with {@code status}: a status that does not
+	 * count gives them back, the shadow policies' included.
+	 */
+	public void settle(Reservation kept, int status) {
+		if (!kept.counted().counts(status)) {
+			if (!kept.limits().isEmpty()) {
+				this.store.giveBack(kept.limits(), kept.decisions());
+			}
+			if (!kept.shadowLimits().isEmpty()) {
+				this.store.giveBack(kept.shadowLimits(), kept.shadowDecisions());
+			}
+		}
+	}
+
+	/**
+	 * Each policy of {@code stack}, of the request's plan, at the request's cost, with its key; a key is
+	 * computed once for the policies that share a key source, and kept in {@code keys} for the other stack.
+	 */
+	private List<KeyedPolicy> keyed(LimitedRequest request, LimitCatalog.Match match, EndpointLimits limits,
+			EndpointLimits.Stack stack, @Nullable String[] keys) {
+		List<KeySource> sources = limits.keys();
+		List<KeyedPolicy> keyed = new ArrayList<>(stack.indices().size());
+		for (int i : stack.indices()) {
+			String key = keys[i];
+			for (int j = 0; j < keys.length && key == null; j++) {
+				if (keys[j] != null && sources.get(j) == sources.get(i)) {
+					key = keys[j];
+				}
+			}
+			if (key == null) {
+				key = Keys.safe(this.unresolvedKeys.key(request, match, i));
+			}
+			keys[i] = key;
+			keyed.add(new KeyedPolicy(key, limits.policy(i, request, match.uriVariables())));
+		}
+		return keyed;
+	}
+
+	/** What becomes of a request with these decisions: the first tells whether its limits admit it. */
+	static Outcome outcome(List<Decision> decisions) {
+		if (!decisions.get(0).allowed()) {
+			return Outcome.REJECTED;
+		}
+		return (delay(decisions) == 0) ? Outcome.ALLOWED : Outcome.DELAYED;
+	}
+
+	/** A request waits for the latest of its slots; only a leaky bucket gives one. */
+	private static long delay(List<Decision> decisions) {
+		long delay = 0;
+		for (Decision decision : decisions) {
+			delay = Math.max(delay, decision.delayNanos());
+		}
+		return delay;
+	}
+
+	/**
+	 * What the limits made of one request, for its web stack to carry out.
+	 *
+	 * @param action what becomes of the request
+	 * @param headers the rate limit headers to write on its response, {@code Retry-After} included on a
+	 * rejection; empty when there are none
+	 * @param rejection why a rejected request was rejected, else null
+	 * @param problem the body of a request answered with 400, else null
+	 * @param delayNanos how long to hold the request, for {@link Action#HOLD}
+	 * @param reservation the permits to {@link #settle} once the response's status is known, or null
+	 */
+	public record Verdict(Action action, HttpHeaders headers, @Nullable RateLimitRejection rejection,
+			@Nullable ProblemDetail problem, long delayNanos, @Nullable Reservation reservation) {
+
+		static final Verdict EXEMPT = new Verdict(Action.PROCEED, HttpHeaders.readOnlyHttpHeaders(new HttpHeaders()),
+				null, null, 0, null);
+
+		/** What becomes of a request. */
+		public enum Action {
+
+			/** It proceeds to its handler now. */
+			PROCEED,
+
+			/** It proceeds once held for its delay. */
+			HOLD,
+
+			/** It is answered 429 with the rejection's problem. */
+			REJECT,
+
+			/** It is answered 400 with the problem: its cost is one its limits can never take. */
+			BAD_REQUEST
+
+		}
+
+	}
+
+	/**
+	 * The permits an allowed request took under limits that count only some outcomes: those of its enforced
+	 * policies and those of its shadow policies, each empty when none were taken.
+	 */
+	public record Reservation(CountedOutcomes counted, List<KeyedPolicy> limits, List<Decision> decisions,
+			List<KeyedPolicy> shadowLimits, List<Decision> shadowDecisions) {
+	}
+
+}

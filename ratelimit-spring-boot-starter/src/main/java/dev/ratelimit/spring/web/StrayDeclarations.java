@@ -1,0 +1,79 @@
+package dev.ratelimit.spring.web;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
+
+import dev.ratelimit.spring.RateLimited;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.stereotype.Controller;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.web.method.HandlerMethod;
+
+/**
+ * Stops the start at a {@link RateLimited} that no request can reach: the interceptor limits Spring MVC
+ * handler methods only, so the annotation on a method of a {@code @Service}, or on a controller method that
+ * maps no request, would never limit anything.
+ */
+final class StrayDeclarations {
+
+	private StrayDeclarations() {
+	}
+
+	/**
+	 * Fails at the first bean whose {@link RateLimited} is not on a handler.
+	 * @param beanFactory the beans to look through
+	 * @param handlers the handler methods of every handler mapping
+	 */
+	static void check(ListableBeanFactory beanFactory, Collection<HandlerMethod> handlers) {
+		Set<Method> methods = new HashSet<>();
+		Set<Class<?>> controllers = new HashSet<>();
+		handlers.forEach((handler) -> {
+			methods.add(handler.getMethod());
+			controllers.add(handler.getBeanType());
+		});
+		Set<Class<?>> seen = new HashSet<>();
+		for (String name : beanFactory.getBeanDefinitionNames()) {
+			Class<?> type = beanFactory.getType(name, false);
+			// a JDK proxy's methods are not those its handler methods are registered under
+			if (type == null || Proxy.isProxyClass(type) || !seen.add(ClassUtils.getUserClass(type))) {
+				continue;
+			}
+			Class<?> userClass = ClassUtils.getUserClass(type);
+			check(userClass, name, methods, controllers.contains(userClass));
+		}
+	}
+
+	private static void check(Class<?> type, String beanName, Set<Method> handlers, boolean controller) {
+		if (!controller && declares(MergedAnnotations.from(type, SearchStrategy.TYPE_HIERARCHY))) {
+			throw stray("@RateLimited on class " + type.getName() + " (bean '" + beanName + "')",
+					"it is no controller: none of its methods handles a request");
+		}
+		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type, ReflectionUtils.USER_DECLARED_METHODS)) {
+			if (!handlers.contains(method)
+					&& declares(MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY))) {
+				throw stray("@RateLimited on " + type.getName() + "." + method.getName() + "() (bean '" + beanName
+						+ "')", MergedAnnotations.from(type, SearchStrategy.TYPE_HIERARCHY).isPresent(Controller.class)
+								? "the method maps no request" : "the bean is no controller");
+			}
+		}
+	}
+
+	private static boolean declares(MergedAnnotations annotations) {
+		return annotations.isPresent(RateLimited.class);
+	}
+
+	private static RateLimitConfigurationException stray(String declaration, String reason) {
+		return new RateLimitConfigurationException(declaration + " can never take effect: " + reason
+				+ ", and only Spring MVC handler methods (@RequestMapping, @GetMapping...) are limited.",
+				"Move the annotation to the controller method that serves the request, or limit the code with a "
+						+ "dev.ratelimit.core.RateLimiter of your own.");
+	}
+
+}

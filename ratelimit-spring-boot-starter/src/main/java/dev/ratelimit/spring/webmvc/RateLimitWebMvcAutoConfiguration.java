@@ -1,0 +1,205 @@
+package dev.ratelimit.spring.webmvc;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.TimeSource;
+import dev.ratelimit.spring.RateLimitExceededHandler;
+import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
+import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
+import dev.ratelimit.spring.web.ClientAddresses;
+import dev.ratelimit.spring.web.DecisionObserver;
+import dev.ratelimit.spring.web.LimitCatalog;
+import dev.ratelimit.spring.web.LimitDefinitions;
+import dev.ratelimit.spring.web.Networks;
+import dev.ratelimit.spring.web.PolicyChanges;
+import dev.ratelimit.spring.web.PolicyOverrides;
+import dev.ratelimit.spring.web.PolicyPlans;
+import dev.ratelimit.spring.web.RateLimitMetrics;
+import dev.ratelimit.spring.web.RequestDecisions;
+import dev.ratelimit.spring.web.ShadowLog;
+import dev.ratelimit.spring.web.UnresolvedKeys;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.apache.catalina.Valve;
+import org.apache.catalina.valves.ValveBase;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+
+/**
+ * Auto-configuration of rate limiting for Spring MVC: a {@link org.springframework.web.servlet.HandlerInterceptor}
+ * enforcing {@link dev.ratelimit.spring.RateLimited} and {@code ratelimit.rules}, registered through a
+ * {@link WebMvcConfigurer}, a servlet filter ahead of Spring Security's filter chain for the rules marked
+ * {@code before-security}, and the scheduler that releases the requests a leaky bucket holds until their slot.
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnWebApplication(type = Type.SERVLET)
+@ConditionalOnClass(WebMvcConfigurer.class)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+public final class RateLimitWebMvcAutoConfiguration {
+
+	/**
+	 * Name of the {@link ScheduledExecutorService} that releases held requests. A bean of this name replaces
+	 * the auto-configured one; the auto-configured one is no candidate for injection by type, so that it never
+	 * stands in for the application's own schedulers.
+	 */
+	public static final String SHAPING_SCHEDULER_BEAN_NAME = "rateLimitShapingScheduler";
+
+	/** Name of the registration of the filter that decides the rules marked {@code before-security}. */
+	public static final String FILTER_BEAN_NAME = "rateLimitFilter";
+
+	/**
+	 * Order of the filter that decides the rules marked {@code before-security}: just before Spring Security's
+	 * filter chain, at its default order.
+	 */
+	public static final int FILTER_ORDER = SecurityFilterProperties.DEFAULT_FILTER_ORDER - 10;
+
+	@Bean(name = SHAPING_SCHEDULER_BEAN_NAME, defaultCandidate = false, destroyMethod = "shutdownNow")
+	@ConditionalOnMissingBean(name = SHAPING_SCHEDULER_BEAN_NAME)
+	ScheduledThreadPoolExecutor rateLimitShapingScheduler() {
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("ratelimit-shaping-");
+		threads.setDaemon(true);
+		// a release only hands the request back to the container, so one thread serves any number of them
+		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, threads);
+		scheduler.setRemoveOnCancelPolicy(true);
+		scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+		return scheduler;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ClientAddresses rateLimitClientAddresses(RateLimitProperties properties) {
+		return new ClientAddresses(Networks.parse("ratelimit.client-address.trusted-proxies",
+				properties.getClientAddress().getTrustedProxies()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LimitCatalog rateLimitCatalog(RateLimitProperties properties, PolicyOverrides overrides,
+			ListableBeanFactory beanFactory, ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
+			RateLimitStore store, ClientAddresses clientAddresses, TimeSource timeSource, PolicyPlans policyPlans,
+			PolicyChanges changes) {
+		return new LimitCatalog(
+				new LimitDefinitions(properties, overrides, beanFactory, WebMvcStack.RESOLVERS, clientAddresses,
+						timeSource, policyPlans),
+				new WebMvcStack(handlerMappings, beanFactory), store, beanFactory, changes);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PolicyChanges rateLimitPolicyChanges(RateLimitStore store) {
+		return new PolicyChanges(store);
+	}
+
+	/**
+	 * On Tomcat, the valve that records the socket peer and the forwarding headers as received, before
+	 * {@code RemoteIpValve} rewrites them.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ TomcatServletWebServerFactory.class, ValveBase.class })
+	static class TomcatOriginConfiguration {
+
+		@Bean
+		WebServerFactoryCustomizer<TomcatServletWebServerFactory> rateLimitOriginValveCustomizer() {
+			return (factory) -> {
+				List<Valve> valves = new ArrayList<>();
+				valves.add(new OriginValve());
+				valves.addAll(factory.getEngineValves());
+				factory.setEngineValves(valves);
+			};
+		}
+
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(RateLimitExceededHandler.class)
+	DefaultRateLimitExceededHandler rateLimitExceededHandler() {
+		return new DefaultRateLimitExceededHandler();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	HeldRequests rateLimitHeldRequests(
+			@Qualifier(SHAPING_SCHEDULER_BEAN_NAME) ScheduledExecutorService shapingScheduler) {
+		return new HeldRequests(shapingScheduler);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RequestDecisions rateLimitRequestDecisions(RateLimitStore store, ObjectProvider<RateLimitMetrics> metrics,
+			RateLimitProperties properties, TimeSource timeSource, PolicyChanges changes,
+			ObjectProvider<DecisionObserver> observer) {
+		return new RequestDecisions(store, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
+				properties.getHeaders().isLegacy(), properties.isShadowHeaders(), new UnresolvedKeys(timeSource),
+				new ShadowLog(timeSource), changes, observer.getIfAvailable());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ServletDecisions rateLimitServletDecisions(RequestDecisions decisions, RateLimitExceededHandler exceededHandler,
+			HeldRequests heldRequests, ObjectProvider<RequestMappingHandlerAdapter> handlerAdapters) {
+		return new ServletDecisions(decisions, exceededHandler, heldRequests, handlerAdapters);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitInterceptor rateLimitInterceptor(LimitCatalog catalog, ServletDecisions decisions) {
+		return new RateLimitInterceptor(catalog, decisions);
+	}
+
+	/**
+	 * The filter of the rules decided before Spring Security, ordered just before its filter chain, for every
+	 * dispatch type that the chain sees first.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(name = FILTER_BEAN_NAME)
+	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(LimitCatalog catalog, ServletDecisions decisions) {
+		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
+				new RateLimitFilter(catalog, decisions));
+		registration.setName(FILTER_BEAN_NAME);
+		registration.setOrder(FILTER_ORDER);
+		return registration;
+	}
+
+	/** The number of held requests as a gauge, for a Micrometer registry. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterBinder.class)
+	static class HeldRequestsMetricsConfiguration {
+
+		@Bean
+		MeterBinder rateLimitHeldRequestsMetrics(HeldRequests heldRequests) {
+			return (registry) -> Gauge.builder("ratelimit.requests.held", heldRequests, HeldRequests::count)
+				.description("Requests a leaky bucket holds until their slot")
+				.register(registry);
+		}
+
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitWebMvcConfigurer rateLimitWebMvcConfigurer(RateLimitInterceptor interceptor) {
+		return new RateLimitWebMvcConfigurer(interceptor);
+	}
+
+}

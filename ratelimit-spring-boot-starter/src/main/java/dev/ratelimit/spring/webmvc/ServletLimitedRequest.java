@@ -1,0 +1,76 @@
+package dev.ratelimit.spring.webmvc;
+
+import java.security.Principal;
+
+import dev.ratelimit.spring.web.ClientAddresses;
+import dev.ratelimit.spring.web.LimitedRequest;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletRequestWrapper;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.RequestPath;
+import org.springframework.web.util.ServletRequestPathUtils;
+
+/** A servlet request as its limits see it. */
+public record ServletLimitedRequest(HttpServletRequest request) implements LimitedRequest {
+
+	@Override
+	public String method() {
+		return this.request.getMethod();
+	}
+
+	@Override
+	public PathContainer path() {
+		RequestPath path = ServletRequestPathUtils.hasParsedRequestPath(this.request)
+				? ServletRequestPathUtils.getParsedRequestPath(this.request)
+				: RequestPath.parse(this.request.getRequestURI(), this.request.getContextPath());
+		return path.pathWithinApplication();
+	}
+
+	@Override
+	public String uri() {
+		return this.request.getRequestURI();
+	}
+
+	@Override
+	public @Nullable String header(String name) {
+		return this.request.getHeader(name);
+	}
+
+	@Override
+	public @Nullable String parameter(String name) {
+		return this.request.getParameter(name);
+	}
+
+	@Override
+	public @Nullable Principal principal() {
+		return this.request.getUserPrincipal();
+	}
+
+	/**
+	 * Reads the origin from the {@link OriginValve}'s attribute on Tomcat, else from the innermost request under
+	 * every wrapper, whatever the wrappers made of it.
+	 */
+	@Override
+	public ClientAddresses.Origin origin() {
+		if (this.request.getAttribute(OriginValve.ORIGIN) instanceof ClientAddresses.Origin origin) {
+			return origin;
+		}
+		ServletRequest innermost = this.request;
+		while (innermost instanceof ServletRequestWrapper wrapper) {
+			innermost = wrapper.getRequest();
+		}
+		HttpServletRequest received = (innermost instanceof HttpServletRequest http) ? http : this.request;
+		return new ClientAddresses.Origin(String.valueOf(innermost.getRemoteAddr()),
+				ClientAddresses.Origin.lines(received.getHeaders("Forwarded")),
+				ClientAddresses.Origin.lines(received.getHeaders("X-Forwarded-For")));
+	}
+
+	@Override
+	public HttpServletRequest unwrap() {
+		return this.request;
+	}
+
+}

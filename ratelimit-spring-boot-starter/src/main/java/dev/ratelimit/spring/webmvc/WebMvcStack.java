@@ -1,0 +1,75 @@
+package dev.ratelimit.spring.webmvc;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.BiConsumer;
+
+import dev.ratelimit.spring.KeyResolver;
+import dev.ratelimit.spring.PlanResolver;
+import dev.ratelimit.spring.RateLimitExemption;
+import dev.ratelimit.spring.web.LimitedRequest;
+import dev.ratelimit.spring.web.PathRule;
+import dev.ratelimit.spring.web.ResolverTypes;
+import dev.ratelimit.spring.web.WebStack;
+import jakarta.servlet.http.HttpServletRequest;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+
+/**
+ * Spring MVC as the shared decision path sees it: the handler methods of its request mappings, the servlet
+ * types of its resolver beans, and the rules that Spring Security's own filters answer before the interceptor.
+ */
+final class WebMvcStack implements WebStack {
+
+	/** Spring MVC's resolver types: {@link KeyResolver}, {@link PlanResolver} and {@link RateLimitExemption}. */
+	static final ResolverTypes RESOLVERS = new ResolverTypes(
+			new ResolverTypes.Type<>(KeyResolver.class, (resolver, request) -> resolver.resolve(servlet(request))),
+			new ResolverTypes.Type<>(PlanResolver.class, (resolver, request) -> resolver.resolve(servlet(request))),
+			new ResolverTypes.Type<>(RateLimitExemption.class,
+					(exemption, request) -> exemption.isExempt(servlet(request))));
+
+	private static final boolean SPRING_SECURITY_PRESENT = ClassUtils
+		.isPresent("org.springframework.security.web.FilterChainProxy", WebMvcStack.class.getClassLoader());
+
+	private final ObjectProvider<RequestMappingHandlerMapping> handlerMappings;
+
+	private final ListableBeanFactory beanFactory;
+
+	WebMvcStack(ObjectProvider<RequestMappingHandlerMapping> handlerMappings, ListableBeanFactory beanFactory) {
+		this.handlerMappings = handlerMappings;
+		this.beanFactory = beanFactory;
+	}
+
+	@Override
+	public void forEachHandler(BiConsumer<HandlerMethod, List<String>> action) {
+		this.handlerMappings.orderedStream()
+			.forEach((mapping) -> mapping.getHandlerMethods().forEach((info, handler) -> action.accept(handler,
+					routes(info))));
+	}
+
+	@Override
+	public List<String> ruleWarnings(List<PathRule> rules) {
+		return SPRING_SECURITY_PRESENT ? SecurityAnsweredRules.warnings(this.beanFactory, rules) : List.of();
+	}
+
+	/** Returns the routes of a handler; Spring MVC serves HEAD with a GET handler. */
+	private static List<String> routes(RequestMappingInfo info) {
+		Set<String> methods = new LinkedHashSet<>();
+		info.getMethodsCondition().getMethods().forEach((method) -> methods.add(method.name()));
+		if (methods.contains("GET")) {
+			methods.add("HEAD");
+		}
+		return info.getPatternValues().stream().map((pattern) -> WebStack.route(methods, pattern)).toList();
+	}
+
+	private static HttpServletRequest servlet(LimitedRequest request) {
+		return ((ServletLimitedRequest) request).request();
+	}
+
+}
