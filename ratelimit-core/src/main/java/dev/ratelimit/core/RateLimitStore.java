@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Keeps the state of every key under every policy and decides requests against it: in memory for one
@@ -32,6 +34,46 @@ public interface RateLimitStore {
 	 * @return one decision per limit, in the order given; all allowed, or all denied
 	 */
 	List<Decision> decideAll(List<KeyedPolicy> limits);
+
+	/**
+	 * Decides one request against several limits as {@link #decideAll(List)} does, for a caller whose thread
+	 * must not wait, such as a reactive server's event loop: a store that has to wait for a remote state
+	 * returns at once and completes the stage when the state has answered, or when it gave up waiting and
+	 * decided otherwise. Continuations must not block the thread that completes the stage, which may belong
+	 * to the store's client. By default the store decides at once, on the calling thread, as stores that never
+	 * wait do.
+	 * @param limits the limits, at least one, no two with the same key and policy name
+	 * @return a stage completing with one decision per limit, in the order given, all allowed or all denied;
+	 * failed with what {@code decideAll} would throw, such as an {@link IllegalArgumentException} for limits
+	 * it rejects
+	 */
+	default CompletionStage<List<Decision>> decideAllAsync(List<KeyedPolicy> limits) {
+		try {
+			return CompletableFuture.completedFuture(decideAll(limits));
+		}
+		catch (RuntimeException | Error ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Gives back the permits that an allowed request took as {@link #giveBack(List, List)} does, for a caller
+	 * whose thread must not wait (see {@link #decideAllAsync(List)}). By default the store gives back at once,
+	 * on the calling thread.
+	 * @param limits the limits the request was decided against
+	 * @param decisions the decisions the store returned for them, in the same order
+	 * @return a stage completing once the permits are given back, or the store has given up on giving them
+	 * back; failed with what {@code giveBack} would throw
+	 */
+	default CompletionStage<Void> giveBackAsync(List<KeyedPolicy> limits, List<Decision> decisions) {
+		try {
+			giveBack(limits, decisions);
+			return CompletableFuture.completedFuture(null);
+		}
+		catch (RuntimeException | Error ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
 
 	/**
 	 * Decides one request of {@code key} against several policies at once, as {@link #decideAll(List)} does
