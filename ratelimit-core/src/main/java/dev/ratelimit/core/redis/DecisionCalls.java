@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -54,10 +56,39 @@ final class DecisionCalls {
 	 */
 	List<Decision> decide(List<String> clients, List<RedisLimiter> limiters, long sent, boolean peek)
 			throws ScriptCaller.CallFailure {
+		return read(limiters, this.caller.call(decideScript(limiters, peek), keys(clients, limiters),
+				decideArgs(limiters, sent, peek)));
+	}
+
+	/**
+	 * Decides as {@link #decide(List, List, long, boolean)} does, waiting for the reply only if {@code wait};
+	 * the stage fails with a {@link ScriptCaller.CallFailure} where that throws one.
+	 */
+	CompletableFuture<List<Decision>> decide(List<String> clients, List<RedisLimiter> limiters, long sent,
+			boolean peek, boolean wait) {
+		return this.caller
+			.call(decideScript(limiters, peek), keys(clients, limiters), decideArgs(limiters, sent, peek), wait)
+			.thenApply((reply) -> {
+				try {
+					return read(limiters, reply);
+				}
+				catch (ScriptCaller.CallFailure failure) {
+					throw new CompletionException(failure);
+				}
+			});
+	}
+
+	private RedisScripts.Script decideScript(List<RedisLimiter> limiters, boolean peek) {
+		return peek ? RedisScripts.get().stacked() : script(limiters);
+	}
+
+	private Function<String, List<String>> decideArgs(List<RedisLimiter> limiters, long sent, boolean peek) {
 		String now = nowArgument(sent);
-		RedisScripts.Script script = peek ? RedisScripts.get().stacked() : script(limiters);
-		List<Long> reply = this.caller.call(script, keys(clients, limiters),
-				(deadline) -> peek ? peekArgs(limiters, now, deadline) : args(limiters, now, deadline));
+		return (deadline) -> peek ? peekArgs(limiters, now, deadline) : args(limiters, now, deadline);
+	}
+
+	/** The decisions in a decision call's reply, one per limiter; a reply of another shape is a failure. */
+	private List<Decision> read(List<RedisLimiter> limiters, List<Long> reply) throws ScriptCaller.CallFailure {
 		try {
 			if (reply.size() != REPLY * limiters.size()) {
 				throw new IllegalStateException("wrong length");
@@ -77,12 +108,12 @@ final class DecisionCalls {
 
 	/**
 	 * Gives back what the allowed {@code decisions} took under limits whose client keys are {@code clients},
-	 * already escaped: one script call, waited for at most the timeout.
+	 * already escaped: one script call, waited for at most the timeout if {@code wait}.
 	 */
-	void giveBack(List<String> clients, List<RedisLimiter> limiters, List<Decision> decisions)
-			throws ScriptCaller.CallFailure {
+	CompletableFuture<List<Long>> giveBack(List<String> clients, List<RedisLimiter> limiters,
+			List<Decision> decisions, boolean wait) {
 		String now = nowArgument(now());
-		this.caller.call(RedisScripts.get().giveBack(), keys(clients, limiters), (deadline) -> {
+		return this.caller.call(RedisScripts.get().giveBack(), keys(clients, limiters), (deadline) -> {
 			List<String> args = new ArrayList<>(2 + 6 * limiters.size());
 			args.add(now);
 			for (int i = 0; i < limiters.size(); i++) {
@@ -92,7 +123,7 @@ final class DecisionCalls {
 				args.add(deadline);
 			}
 			return args;
-		});
+		}, wait);
 	}
 
 	/** Sends the call for the warm-up's client, whose key no client key is written as, without waiting. */
@@ -120,14 +151,14 @@ final class DecisionCalls {
 	/**
 	 * Carries the permits that the client whose key is written {@code client} has in use under the newest of
 	 * {@code predecessors} holding it over to {@code limiter}, unless it has a state under it already: one
-	 * script call, waited for at most the timeout.
+	 * script call, waited for at most the timeout if {@code wait}.
 	 * @param sent the instant of the decision that follows, from {@link #now()}
 	 */
-	void carryOver(String client, RedisLimiter limiter, List<RedisLimiter.Predecessor> predecessors, long sent)
-			throws ScriptCaller.CallFailure {
+	CompletableFuture<List<Long>> carryOver(String client, RedisLimiter limiter,
+			List<RedisLimiter.Predecessor> predecessors, long sent, boolean wait) {
 		List<String> keys = keys(client, limiter, predecessors);
 		String now = nowArgument(sent);
-		this.caller.call(RedisScripts.get().carryOver(), keys, (deadline) -> {
+		return this.caller.call(RedisScripts.get().carryOver(), keys, (deadline) -> {
 			List<String> args = new ArrayList<>(2 + 6 * keys.size());
 			args.add(now);
 			limiter.addCarryOverArgs(args);
@@ -138,7 +169,7 @@ final class DecisionCalls {
 				args.add(deadline);
 			}
 			return args;
-		});
+		}, wait);
 	}
 
 	/**

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -20,6 +21,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -68,10 +70,18 @@ import dev.ratelimit.core.memory.InMemoryRateLimitStore;
  * A request that Redis has denied is denied again locally, without a call, until the retry-after that Redis
  * gave has passed, counted from when the call was sent, with the same decision that Redis would give (see
  * {@link Builder#localDenials(boolean)}): a client hammering a key it has exhausted costs Redis nothing.
+ * <p>
+ * {@link #decideAllAsync} and {@link #giveBackAsync} make the same decisions with the same calls for a caller
+ * that must not wait, such as an event loop: the calling thread sends the first call and returns, each reply
+ * goes on from the thread that delivered it, and a timer, not a waiting thread, gives up on Redis after the
+ * timeout.
  */
 public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	private static final System.Logger logger = System.getLogger(RedisRateLimitStore.class.getName());
+
+	/** Where a chain of calls starts, and what a chain of none is. */
+	private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
 	private static final long CLOSE_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -125,7 +135,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	private long resetsSeen = -1;
 
 	private RedisRateLimitStore(Builder builder) {
-		this.caller = new ScriptCaller(builder.executor, builder.timeout, new RedisClock(builder.ticker));
+		this.caller = new ScriptCaller(builder.executor, builder.timeout, new RedisClock(builder.ticker),
+				builder.timer);
 		this.keys = builder.keys;
 		this.calls = new DecisionCalls(builder.keys, builder.timeSource, this.caller);
 		this.detector = new OutageDetector(builder.timeout.toNanos(), builder.ticker);
@@ -247,7 +258,35 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		if (key != null) {
 			return decide(key, limiters);
 		}
-		return decideAcross(limits, limiters);
+		return ScriptCaller.settled(decideAcross(limits, limiters, true));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Makes the decision that {@link #decideAll(List)} makes, with the same calls, without waiting for Redis:
+	 * the calling thread sends the first call and returns, and each reply sends the next call, if any, on the
+	 * thread that completed it. The stage completes on that thread: the calling thread for a decision made
+	 * without a call (a local denial, or the failure policy during an outage), the executor's thread for a
+	 * reply, or the JDK's {@link CompletableFuture} timer thread when Redis did not answer within the timeout,
+	 * after cancelling the executor's stage. The failure listener runs on that thread too. An executor that
+	 * runs calls on the caller's thread, as a Jedis one does, returns a completed stage: the calling thread
+	 * then waits for Redis, as for {@code decideAll}.
+	 */
+	@Override
+	public CompletionStage<List<Decision>> decideAllAsync(List<KeyedPolicy> limits) {
+		try {
+			RateLimitStore.checkStack(limits);
+			List<RedisLimiter> limiters = limiters(limits);
+			String key = sharedKey(limits);
+			if (key != null) {
+				return decideAsync(key, limiters);
+			}
+			return decideAcross(limits, limiters, false);
+		}
+		catch (RuntimeException | Error ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	/**
@@ -258,6 +297,28 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	 */
 	@Override
 	public void giveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
+		ScriptCaller.settled(giveBack(limits, decisions, true));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Gives back as {@link #giveBack(List, List)} does, without waiting for Redis, on the threads that
+	 * {@link #decideAllAsync(List)} describes; the stage completes once every call has been answered or given
+	 * up on, and does not fail for a call that failed.
+	 */
+	@Override
+	public CompletionStage<Void> giveBackAsync(List<KeyedPolicy> limits, List<Decision> decisions) {
+		try {
+			return giveBack(limits, decisions, false);
+		}
+		catch (RuntimeException | Error ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/** Gives back, one slot after another; each call waited for if {@code wait}, else chained on its reply. */
+	private CompletableFuture<Void> giveBack(List<KeyedPolicy> limits, List<Decision> decisions, boolean wait) {
 		RateLimitStore.checkGiveBack(limits, decisions);
 		List<Integer> taken = new ArrayList<>(limits.size());
 		for (int i = 0; i < limits.size(); i++) {
@@ -266,30 +327,36 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			}
 		}
 		List<RedisLimiter> limiters = limiters(limits);
+		CompletableFuture<Void> given = DONE;
 		for (List<Integer> group : groups(limits, taken)) {
-			giveBack(limits, limiters, decisions, group);
+			given = given.thenCompose((none) -> giveBack(limits, limiters, decisions, group, wait));
 		}
-		for (KeyedPolicy limit : limits) {
-			forget(limit.key());
-		}
+		return given.thenRun(() -> {
+			for (KeyedPolicy limit : limits) {
+				forget(limit.key());
+			}
+		});
 	}
 
-	/** Gives back the limits at {@code group}, in one call; false if it failed, and they stay taken. */
-	private boolean giveBack(List<KeyedPolicy> limits, List<RedisLimiter> limiters, List<Decision> decisions,
-			List<Integer> group) {
+	/** Gives back the limits at {@code group}, in one call; one that fails leaves them taken. */
+	private CompletableFuture<Void> giveBack(List<KeyedPolicy> limits, List<RedisLimiter> limiters,
+			List<Decision> decisions, List<Integer> group, boolean wait) {
+		return this.calls.giveBack(pick(clients(limits), group), pick(limiters, group), pick(decisions, group), wait)
+			.handle((reply, ex) -> {
+				if (ex != null) {
+					giveBackFailed(limits, group, ScriptCaller.failure(ex));
+				}
+				return null;
+			});
+	}
+
+	private void giveBackFailed(List<KeyedPolicy> limits, List<Integer> group, ScriptCaller.CallFailure failure) {
+		this.failureLog.giveBackFailed(failure.getCause());
 		try {
-			this.calls.giveBack(pick(clients(limits), group), pick(limiters, group), pick(decisions, group));
-			return true;
+			this.listener.onGiveBackFailure(pick(policies(limits), group), failure.getCause());
 		}
-		catch (ScriptCaller.CallFailure failure) {
-			this.failureLog.giveBackFailed(failure.getCause());
-			try {
-				this.listener.onGiveBackFailure(pick(policies(limits), group), failure.getCause());
-			}
-			catch (RuntimeException ex) {
-				this.failureLog.listenerFailed(ex);
-			}
-			return false;
+		catch (RuntimeException ex) {
+			this.failureLog.listenerFailed(ex);
 		}
 	}
 
@@ -307,7 +374,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		String client = RedisKeys.escape(key);
 		long sent = this.calls.now();
 		try {
-			carryOver(client, limiter, sent);
+			ScriptCaller.done(carryOver(List.of(client), List.of(limiter), sent, true));
 			Decision peeked = this.calls.decide(List.of(client), List.of(limiter), sent, true).get(0);
 			// a peek replies as to a refused request: one of one permit would pass when it need not wait
 			return new Decision(peeked.retryAfterNanos() == 0, peeked.limit(), peeked.remaining(),
@@ -532,147 +599,189 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	 * taking; a slot that cannot be asked reports no permits left and no wait of its own, and the request stays
 	 * denied. When a call fails after earlier slots took, the failure policy decides the whole request; if it
 	 * denies, the earlier slots are given their permits back. A give-back that fails leaves them taken:
-	 * stricter, never more lenient.
+	 * stricter, never more lenient. Each call is waited for if {@code wait}, else sent once the one before it
+	 * has been answered, from the thread that completed it.
 	 */
-	private List<Decision> decideAcross(List<KeyedPolicy> limits, List<RedisLimiter> limiters) {
+	private CompletableFuture<List<Decision>> decideAcross(List<KeyedPolicy> limits, List<RedisLimiter> limiters,
+			boolean wait) {
 		startHeartbeat(0);
-		List<String> clients = clients(limits);
-		List<Integer> all = new ArrayList<>(limits.size());
-		for (int i = 0; i < limits.size(); i++) {
-			all.add(i);
-		}
-		List<List<Integer>> groups = groups(limits, all);
-		Decision[] decisions = new Decision[limits.size()];
-		boolean[] holding = new boolean[groups.size()];
-		int denied = -1;
+		Across across = new Across(limits, limiters, wait);
 		OutageDetector.Route route = this.detector.route();
+		boolean handedOver = false;
 		try {
-			if (route == OutageDetector.Route.FAILURE_POLICY) {
-				ScriptCaller.CallFailure outage = this.detector.failing();
-				if (outage != null) {
-					return fallBack(limits, outage);
-				}
+			ScriptCaller.CallFailure outage = outage(route);
+			if (outage != null) {
+				return CompletableFuture.completedFuture(fallBack(limits, outage));
 			}
 			long sent = this.calls.now();
-			for (int i = 0; i < limiters.size(); i++) {
-				carryOver(clients.get(i), limiters.get(i), sent);
-			}
-			for (int group = 0; group < groups.size() && denied < 0; group++) {
-				Decision first = decideGroup(clients, limiters, groups.get(group), sent, false, decisions);
-				holding[group] = first.taken();
-				if (!first.allowed()) {
-					denied = group;
-				}
-			}
-			if (this.detector.succeeded()) {
-				this.failureLog.recovered();
-			}
-		}
-		catch (ScriptCaller.CallFailure failure) {
-			if (this.detector.failed(failure)) {
-				this.failureLog.outageBegan(failure.getCause());
-			}
-			List<Decision> decided = fallBack(limits, failure);
-			if (!decided.get(0).allowed()) {
-				giveBackHeld(limits, limiters, decisions, groups, holding);
-			}
+			CompletableFuture<List<Decision>> decided = carryOver(across.clients, limiters, sent, wait)
+				.thenCompose((none) -> across.take(0, sent))
+				.handle((denied, ex) -> {
+					try {
+						if (ex != null) {
+							return across.failed(failed(limits, ScriptCaller.failure(ex)));
+						}
+						if (this.detector.succeeded()) {
+							this.failureLog.recovered();
+						}
+					}
+					finally {
+						this.detector.done(route);
+					}
+					return (denied >= 0) ? across.denied(denied)
+							: CompletableFuture.completedFuture(across.decisions());
+				})
+				.thenCompose(Function.identity());
+			handedOver = true;
 			return decided;
 		}
 		finally {
-			this.detector.done(route);
-		}
-		if (denied >= 0) {
-			giveBackHeld(limits, limiters, decisions, groups, holding);
-			for (int group = 0; group < groups.size(); group++) {
-				if (group != denied) {
-					peek(clients, limiters, groups.get(group), decisions);
-				}
-			}
-		}
-		return Arrays.asList(decisions);
-	}
-
-	/** Decides the limits at {@code indexes} in one call into {@code decisions}, and returns the first. */
-	private Decision decideGroup(List<String> clients, List<RedisLimiter> limiters, List<Integer> indexes, long sent,
-			boolean peek, Decision[] decisions) throws ScriptCaller.CallFailure {
-		List<Decision> reply = this.calls.decide(pick(clients, indexes), pick(limiters, indexes), sent, peek);
-		for (int k = 0; k < indexes.size(); k++) {
-			decisions[indexes.get(k)] = reply.get(k);
-		}
-		return reply.get(0);
-	}
-
-	/** What the limits at {@code indexes} answer to a request another limit denied, without taking. */
-	private void peek(List<String> clients, List<RedisLimiter> limiters, List<Integer> indexes,
-			Decision[] decisions) {
-		try {
-			decideGroup(clients, limiters, indexes, this.calls.now(), true, decisions);
-		}
-		catch (ScriptCaller.CallFailure failure) {
-			if (this.detector.failed(failure)) {
-				this.failureLog.outageBegan(failure.getCause());
-			}
-			for (int i : indexes) {
-				RateLimitPolicy policy = limiters.get(i).policy();
-				decisions[i] = new Decision(false, policy.limit(), 0, 0, policy.window().toNanos(), 0);
-			}
-		}
-	}
-
-	/** Gives back what the groups still holding permits took, once each. */
-	private void giveBackHeld(List<KeyedPolicy> limits, List<RedisLimiter> limiters, Decision[] decisions,
-			List<List<Integer>> groups, boolean[] holding) {
-		for (int group = 0; group < groups.size(); group++) {
-			if (holding[group]) {
-				holding[group] = false;
-				giveBack(limits, limiters, Arrays.asList(decisions), groups.get(group));
+			if (!handedOver) {
+				this.detector.done(route);
 			}
 		}
 	}
 
 	/**
-	 * Decides one request under the given policies: a denial of Redis still in force, one script call, or the
-	 * failure policy.
+	 * One request decided slot by slot, by {@link #decideAcross}: the decisions and the permits each slot holds,
+	 * filled in by one call after another.
+	 */
+	private final class Across {
+
+		final List<KeyedPolicy> limits;
+
+		final List<RedisLimiter> limiters;
+
+		final List<String> clients;
+
+		final List<List<Integer>> groups;
+
+		private final Decision[] decisions;
+
+		private final boolean[] holding;
+
+		private final boolean wait;
+
+		Across(List<KeyedPolicy> limits, List<RedisLimiter> limiters, boolean wait) {
+			this.limits = limits;
+			this.limiters = limiters;
+			this.clients = clients(limits);
+			List<Integer> all = new ArrayList<>(limits.size());
+			for (int i = 0; i < limits.size(); i++) {
+				all.add(i);
+			}
+			this.groups = groups(limits, all);
+			this.decisions = new Decision[limits.size()];
+			this.holding = new boolean[this.groups.size()];
+			this.wait = wait;
+		}
+
+		/** Takes from {@code group} and the groups after it until one denies; completes with that one, or -1. */
+		CompletableFuture<Integer> take(int group, long sent) {
+			if (group == this.groups.size()) {
+				return CompletableFuture.completedFuture(-1);
+			}
+			return decide(group, sent, false).thenCompose((first) -> {
+				this.holding[group] = first.taken();
+				return first.allowed() ? take(group + 1, sent) : CompletableFuture.completedFuture(group);
+			});
+		}
+
+		/** Decides the limits of {@code group} in one call into the decisions, and completes with the first. */
+		private CompletableFuture<Decision> decide(int group, long sent, boolean peek) {
+			List<Integer> indexes = this.groups.get(group);
+			return RedisRateLimitStore.this.calls
+				.decide(pick(this.clients, indexes), pick(this.limiters, indexes), sent, peek, this.wait)
+				.thenApply((reply) -> {
+					for (int k = 0; k < indexes.size(); k++) {
+						this.decisions[indexes.get(k)] = reply.get(k);
+					}
+					return reply.get(0);
+				});
+		}
+
+		/** A request that {@code denied} denied: what the others took goes back, and they are asked instead. */
+		CompletableFuture<List<Decision>> denied(int denied) {
+			CompletableFuture<Void> asked = giveBackHeld();
+			for (int group = 0; group < this.groups.size(); group++) {
+				if (group != denied) {
+					int other = group;
+					asked = asked.thenCompose((none) -> peek(other));
+				}
+			}
+			return asked.thenApply((none) -> decisions());
+		}
+
+		/** A call that failed, after which the failure policy {@code decided}: what it denied goes back. */
+		CompletableFuture<List<Decision>> failed(List<Decision> decided) {
+			if (decided.get(0).allowed()) {
+				return CompletableFuture.completedFuture(decided);
+			}
+			return giveBackHeld().thenApply((none) -> decided);
+		}
+
+		/** What the limits of {@code group} answer to a request another limit denied, without taking. */
+		private CompletableFuture<Void> peek(int group) {
+			return decide(group, RedisRateLimitStore.this.calls.now(), true).handle((first, ex) -> {
+				if (ex != null) {
+					ScriptCaller.CallFailure failure = ScriptCaller.failure(ex);
+					if (RedisRateLimitStore.this.detector.failed(failure)) {
+						RedisRateLimitStore.this.failureLog.outageBegan(failure.getCause());
+					}
+					for (int i : this.groups.get(group)) {
+						RateLimitPolicy policy = this.limiters.get(i).policy();
+						this.decisions[i] = new Decision(false, policy.limit(), 0, 0, policy.window().toNanos(), 0);
+					}
+				}
+				return null;
+			});
+		}
+
+		/** Gives back what the groups still holding permits took, once each. */
+		private CompletableFuture<Void> giveBackHeld() {
+			CompletableFuture<Void> given = DONE;
+			List<Decision> taken = Arrays.asList(this.decisions);
+			for (int group = 0; group < this.groups.size(); group++) {
+				if (this.holding[group]) {
+					this.holding[group] = false;
+					List<Integer> indexes = this.groups.get(group);
+					given = given
+						.thenCompose((none) -> giveBack(this.limits, this.limiters, taken, indexes, this.wait));
+				}
+			}
+			return given;
+		}
+
+		List<Decision> decisions() {
+			return Arrays.asList(this.decisions);
+		}
+
+	}
+
+	/**
+	 * Decides one request under the given policies, waiting for Redis: a denial of Redis still in force, one
+	 * script call, or the failure policy.
 	 */
 	List<Decision> decide(String key, List<RedisLimiter> limiters) {
 		startHeartbeat(0);
-		LocalDenials denials = this.denials;
 		long sent = this.calls.now();
-		long epoch = 0;
-		if (denials != null) {
-			epoch = denials.epoch();
-			List<Decision> denied = denials.find(key, limiters, sent);
-			if (denied != null) {
-				return denied;
-			}
+		long epoch = denialsEpoch();
+		List<Decision> denied = keptDenial(key, limiters, sent);
+		if (denied != null) {
+			return denied;
 		}
 		OutageDetector.Route route = this.detector.route();
 		try {
-			if (route == OutageDetector.Route.FAILURE_POLICY) {
-				ScriptCaller.CallFailure outage = this.detector.failing();
-				if (outage != null) {
-					return fallBack(keyed(key, limiters), outage);
-				}
+			ScriptCaller.CallFailure outage = outage(route);
+			if (outage != null) {
+				return fallBack(keyed(key, limiters), outage);
 			}
-			String client = RedisKeys.escape(key);
-			for (RedisLimiter limiter : limiters) {
-				carryOver(client, limiter, sent);
-			}
-			List<Decision> decisions = this.calls.decide(Collections.nCopies(limiters.size(), client), limiters,
-					sent, false);
-			if (this.detector.succeeded()) {
-				this.failureLog.recovered();
-			}
-			if (denials != null) {
-				denials.keep(key, limiters, decisions, sent, epoch, this.calls.now());
-			}
-			return decisions;
+			List<String> clients = Collections.nCopies(limiters.size(), RedisKeys.escape(key));
+			ScriptCaller.done(carryOver(clients, limiters, sent, true));
+			return replied(key, limiters, this.calls.decide(clients, limiters, sent, false), sent, epoch);
 		}
 		catch (ScriptCaller.CallFailure failure) {
-			if (this.detector.failed(failure)) {
-				this.failureLog.outageBegan(failure.getCause());
-			}
-			return fallBack(keyed(key, limiters), failure);
+			return failed(keyed(key, limiters), failure);
 		}
 		finally {
 			this.detector.done(route);
@@ -680,23 +789,110 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	/**
-	 * Carries the client's permits over to the limiter's policy from the ones it changed from, while any of them
-	 * still counts: one more call per decision until then, none afterwards.
+	 * Decides one request under the given policies as {@link #decide(String, List)} does, with the same steps,
+	 * without waiting for Redis.
 	 */
-	private void carryOver(String client, RedisLimiter limiter, long sent) throws ScriptCaller.CallFailure {
-		List<RedisLimiter.Predecessor> predecessors = limiter.predecessors;
-		if (predecessors.isEmpty()) {
-			return;
+	private CompletableFuture<List<Decision>> decideAsync(String key, List<RedisLimiter> limiters) {
+		startHeartbeat(0);
+		long sent = this.calls.now();
+		long epoch = denialsEpoch();
+		List<Decision> denied = keptDenial(key, limiters, sent);
+		if (denied != null) {
+			return CompletableFuture.completedFuture(denied);
 		}
-		List<RedisLimiter.Predecessor> live = new ArrayList<>(predecessors.size());
-		for (RedisLimiter.Predecessor predecessor : predecessors) {
-			if (predecessor.untilNanos() - sent > 0) {
-				live.add(predecessor);
+		OutageDetector.Route route = this.detector.route();
+		boolean handedOver = false;
+		try {
+			ScriptCaller.CallFailure outage = outage(route);
+			if (outage != null) {
+				return CompletableFuture.completedFuture(fallBack(keyed(key, limiters), outage));
+			}
+			List<String> clients = Collections.nCopies(limiters.size(), RedisKeys.escape(key));
+			CompletableFuture<List<Decision>> decided = carryOver(clients, limiters, sent, false)
+				.thenCompose((none) -> this.calls.decide(clients, limiters, sent, false, false))
+				.handle((decisions, ex) -> {
+					try {
+						return (ex == null) ? replied(key, limiters, decisions, sent, epoch)
+								: failed(keyed(key, limiters), ScriptCaller.failure(ex));
+					}
+					finally {
+						this.detector.done(route);
+					}
+				});
+			handedOver = true;
+			return decided;
+		}
+		finally {
+			if (!handedOver) {
+				this.detector.done(route);
 			}
 		}
-		if (!live.isEmpty()) {
-			this.calls.carryOver(client, limiter, live, sent);
+	}
+
+	/** How many times a key's denials were forgotten so far, read before the call that may be kept. */
+	private long denialsEpoch() {
+		LocalDenials denials = this.denials;
+		return (denials != null) ? denials.epoch() : 0;
+	}
+
+	/** Redis' denial of the same request still in force, if kept: Redis would answer it again. */
+	private @Nullable List<Decision> keptDenial(String key, List<RedisLimiter> limiters, long sent) {
+		LocalDenials denials = this.denials;
+		return (denials != null) ? denials.find(key, limiters, sent) : null;
+	}
+
+	/** The outage that sends a decision on {@code route} straight to the failure policy, or null. */
+	private ScriptCaller.@Nullable CallFailure outage(OutageDetector.Route route) {
+		return (route == OutageDetector.Route.FAILURE_POLICY) ? this.detector.failing() : null;
+	}
+
+	/** Redis decided a request of one key: an outage ends, and a denial is kept. */
+	private List<Decision> replied(String key, List<RedisLimiter> limiters, List<Decision> decisions, long sent,
+			long epoch) {
+		if (this.detector.succeeded()) {
+			this.failureLog.recovered();
 		}
+		LocalDenials denials = this.denials;
+		if (denials != null) {
+			denials.keep(key, limiters, decisions, sent, epoch, this.calls.now());
+		}
+		return decisions;
+	}
+
+	/** Redis did not decide a request: the failure counts towards an outage, and the failure policy decides. */
+	private List<Decision> failed(List<KeyedPolicy> limits, ScriptCaller.CallFailure failure) {
+		if (this.detector.failed(failure)) {
+			this.failureLog.outageBegan(failure.getCause());
+		}
+		return fallBack(limits, failure);
+	}
+
+	/**
+	 * Carries each client's permits over to its limiter's policy from the ones it changed from, while any of
+	 * them still counts: one more call per such limiter, one after another, until then; none afterwards. Each
+	 * call is waited for if {@code wait}.
+	 */
+	private CompletableFuture<?> carryOver(List<String> clients, List<RedisLimiter> limiters, long sent,
+			boolean wait) {
+		CompletableFuture<?> carried = DONE;
+		for (int i = 0; i < limiters.size(); i++) {
+			RedisLimiter limiter = limiters.get(i);
+			List<RedisLimiter.Predecessor> predecessors = limiter.predecessors;
+			if (predecessors.isEmpty()) {
+				continue;
+			}
+			List<RedisLimiter.Predecessor> live = new ArrayList<>(predecessors.size());
+			for (RedisLimiter.Predecessor predecessor : predecessors) {
+				if (predecessor.untilNanos() - sent > 0) {
+					live.add(predecessor);
+				}
+			}
+			if (!live.isEmpty()) {
+				String client = clients.get(i);
+				carried = carried.thenCompose((none) -> this.calls.carryOver(client, limiter, live, sent, wait));
+			}
+		}
+		return carried;
 	}
 
 	private static List<KeyedPolicy> keyed(String key, List<RedisLimiter> limiters) {
@@ -895,8 +1091,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	public interface FailureListener {
 
 		/**
-		 * Called once per decision made without Redis, on the thread that asked for it; must be quick and
-		 * must not throw.
+		 * Called once per decision made without Redis, on the thread that asked for it, or for an
+		 * {@link RedisRateLimitStore#decideAllAsync asynchronous} decision on the thread that completes it; must
+		 * be quick, must not block and must not throw.
 		 * @param policies the policies of the decision
 		 * @param cause why Redis did not decide: a {@link TimeoutException}, a {@link ScriptNotSentException},
 		 * the Redis client's exception, or the last such failure while Redis is known to be failing
@@ -905,8 +1102,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		/**
 		 * Called once per {@link RedisRateLimitStore#giveBack give-back} that Redis did not carry out, whose
-		 * permits stay taken, on the thread that gave back; must be quick and must not throw. Does nothing by
-		 * default.
+		 * permits stay taken, on the thread that gave back, or for an
+		 * {@link RedisRateLimitStore#giveBackAsync asynchronous} give-back on the thread that completes it;
+		 * must be quick, must not block and must not throw. Does nothing by default.
 		 * @param policies the policies whose permits stay taken
 		 * @param cause why Redis did not take them back
 		 */
@@ -943,6 +1141,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		/** Real time, for the timeout's deadline, the spans of failures and the log's periods. */
 		private TimeSource ticker = TimeSource.system();
+
+		/** What gives up on an asynchronous call after the timeout. */
+		private ScriptCaller.Timer timer = ScriptCaller.Timer.JDK;
 
 		private Builder(RedisScriptExecutor executor) {
 			this.executor = Objects.requireNonNull(executor, "executor must not be null");
@@ -1054,6 +1255,13 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 */
 		public Builder cluster(boolean cluster) {
 			this.cluster = cluster;
+			return this;
+		}
+
+		/** Gives up on asynchronous calls on {@code scheduler} instead of the JDK's timer thread, for tests. */
+		Builder timeouts(ScheduledExecutorService scheduler) {
+			Objects.requireNonNull(scheduler, "scheduler must not be null");
+			this.timer = (task, delayNanos) -> scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
 			return this;
 		}
 

@@ -8,10 +8,12 @@ import java.util.concurrent.CompletionStage;
  * implementation carries bytes; it decides nothing.
  * <p>
  * Implementations must be thread-safe. An asynchronous one lets many decisions be in flight at once on one
- * connection, and the store waits for each only as long as its timeout. An implementation may instead run the
- * call on the caller's thread and return a completed stage, sparing it the hand-offs to and from a client's I/O
- * thread; the store cannot interrupt such a call, so the implementation must bound every wait itself by the
- * store's timeout, as a blocking client's socket timeout does. Implementations must work on Redis Cluster by
+ * connection, and the store waits for each only as long as its timeout; it may complete the stage on any thread,
+ * such as its I/O thread, on which the store's {@link RedisRateLimitStore#decideAllAsync asynchronous} decisions
+ * go on without ever blocking it. An implementation may instead run the call on the caller's thread and return a
+ * completed stage, sparing it the hand-offs to and from a client's I/O thread; the store cannot interrupt such a
+ * call, so the implementation must bound every wait itself by the store's timeout, as a blocking client's socket
+ * timeout does, and an asynchronous decision then waits on the caller's thread too. Implementations must work on Redis Cluster by
  * routing the call to the node owning the keys' slot (all keys of one call share a hash tag).
  */
 @FunctionalInterface

@@ -2,7 +2,9 @@ package dev.ratelimit.core.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -10,8 +12,9 @@ import java.util.function.Function;
 
 /**
  * Sends one script call through the executor and waits for its reply at most the store's timeout, counted from
- * when it was sent; tells a failure's {@link Kind}. Every call it sends carries its deadline in Redis' time
- * when the {@link RedisClock} knows it, so that Redis never runs it after the caller gave up.
+ * when it was sent, or hands the reply on without waiting, given up on after the same timeout; tells a
+ * failure's {@link Kind} the same way for both. Every call it sends carries its deadline in Redis' time when the
+ * {@link RedisClock} knows it, so that Redis never runs it after the caller gave up.
  */
 final class ScriptCaller {
 
@@ -24,10 +27,13 @@ final class ScriptCaller {
 
 	private final RedisClock clock;
 
-	ScriptCaller(RedisScriptExecutor executor, Duration timeout, RedisClock clock) {
+	private final Timer timer;
+
+	ScriptCaller(RedisScriptExecutor executor, Duration timeout, RedisClock clock, Timer timer) {
 		this.executor = executor;
 		this.timeoutNanos = timeout.toNanos();
 		this.clock = clock;
+		this.timer = timer;
 	}
 
 	RedisClock clock() {
@@ -41,25 +47,144 @@ final class ScriptCaller {
 	List<Long> call(RedisScripts.Script script, List<String> keys, Function<String, List<String>> args)
 			throws CallFailure {
 		long sent = this.clock.nanoTime();
-		CompletableFuture<List<Long>> reply = send(script, keys,
-				args.apply(this.clock.redisTime(sent + this.timeoutNanos)));
+		CompletableFuture<List<Long>> reply = send(script, keys, args.apply(deadline(sent)));
 		try {
-			return reply.get(Math.max(0, sent + this.timeoutNanos - this.clock.nanoTime()), TimeUnit.NANOSECONDS);
+			return reply.get(remainingNanos(sent), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
 			reply.cancel(true);
-			throw new CallFailure(Kind.SLOW, new TimeoutException(
-					"Redis did not answer within " + Duration.ofNanos(this.timeoutNanos).toMillis() + " ms"), sent);
+			throw timedOut(sent);
 		}
-		catch (ExecutionException ex) {
-			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-			throw new CallFailure(kind(cause), cause, sent);
+		catch (ExecutionException | CancellationException ex) {
+			throw failed(ex, sent);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			reply.cancel(true);
 			throw new CallFailure(Kind.INTERRUPTED, ex, sent);
 		}
+	}
+
+	/**
+	 * Calls the script without waiting for its reply: the stage completes with the reply, or with a
+	 * {@link CallFailure} exactly as {@link #call} would throw it, on the thread that completes the executor's
+	 * stage, or, once the timeout has passed, on the JDK's timer thread, which cancels the executor's stage as
+	 * {@link #call} does.
+	 * @param args the script's arguments given the deadline argument ({@code ""} when unknown)
+	 */
+	CompletableFuture<List<Long>> callAsync(RedisScripts.Script script, List<String> keys,
+			Function<String, List<String>> args) {
+		long sent = this.clock.nanoTime();
+		CompletableFuture<List<Long>> reply = send(script, keys, args.apply(deadline(sent)));
+		CompletableFuture<List<Long>> answer = new CompletableFuture<>();
+		reply.whenComplete((values, ex) -> {
+			if (ex == null) {
+				answer.complete(values);
+			}
+			// a stage cancelled by the timeout below is answered there, as a late reply, not as an error
+			else if (!reply.isCancelled()) {
+				answer.completeExceptionally(failed(ex, sent));
+			}
+		});
+		if (!answer.isDone()) {
+			// left to expire once answered: cancelling it would take the timer's lock on the answering thread
+			this.timer.schedule(() -> {
+				// a reply that came first answers, as it has taken its permits; a stage cancelled elsewhere does not
+				if (!answer.isDone() && (reply.cancel(true) || reply.isCancelled())) {
+					answer.completeExceptionally(timedOut(sent));
+				}
+			}, remainingNanos(sent));
+		}
+		return answer;
+	}
+
+	/**
+	 * Waits for or runs the call as {@code wait} says, so that one sequence of calls can be written once for a
+	 * caller that waits and for one that must not: waiting, the stage is complete when returned.
+	 */
+	CompletableFuture<List<Long>> call(RedisScripts.Script script, List<String> keys,
+			Function<String, List<String>> args, boolean wait) {
+		if (!wait) {
+			return callAsync(script, keys, args);
+		}
+		try {
+			return CompletableFuture.completedFuture(call(script, keys, args));
+		}
+		catch (CallFailure failure) {
+			return CompletableFuture.failedFuture(failure);
+		}
+	}
+
+	/**
+	 * The call failure that completed a stage of calls exceptionally: its {@link CallFailure}; anything else, a
+	 * listener's error or a bug, is thrown on to whoever waits for the stage.
+	 */
+	static CallFailure failure(Throwable ex) {
+		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+		if (cause instanceof CallFailure failure) {
+			return failure;
+		}
+		throw (ex instanceof CompletionException completion) ? completion : new CompletionException(cause);
+	}
+
+	/**
+	 * The value of a stage complete at once, as when every call in it was {@code wait}ed for, with a
+	 * {@link CallFailure} thrown as such and anything else thrown as it was.
+	 */
+	static <T> T done(CompletableFuture<T> stage) throws CallFailure {
+		if (!stage.isDone()) {
+			// joining would hand the caller's thread over to whichever thread completes the stage
+			throw new IllegalStateException("A stage of calls that were waited for is still under way");
+		}
+		try {
+			return stage.join();
+		}
+		catch (CompletionException ex) {
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+			if (cause instanceof CallFailure failure) {
+				throw failure;
+			}
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * The value of a stage complete at once whose calls' failures have all been dealt with, with anything it
+	 * failed with thrown as it was.
+	 */
+	static <T> T settled(CompletableFuture<T> stage) {
+		try {
+			return done(stage);
+		}
+		catch (CallFailure failure) {
+			throw new IllegalStateException("A call failure was not dealt with", failure);
+		}
+	}
+
+	private String deadline(long sent) {
+		return this.clock.redisTime(sent + this.timeoutNanos);
+	}
+
+	private long remainingNanos(long sent) {
+		return Math.max(0, sent + this.timeoutNanos - this.clock.nanoTime());
+	}
+
+	private CallFailure timedOut(long sent) {
+		return new CallFailure(Kind.SLOW, new TimeoutException(
+				"Redis did not answer within " + Duration.ofNanos(this.timeoutNanos).toMillis() + " ms"), sent);
+	}
+
+	/** What the executor's stage failed with, read as {@link CompletableFuture#get()} reports it. */
+	private static CallFailure failed(Throwable ex, long sent) {
+		Throwable cause = ((ex instanceof ExecutionException || ex instanceof CompletionException)
+				&& ex.getCause() != null) ? ex.getCause() : ex;
+		return new CallFailure(kind(cause), cause, sent);
 	}
 
 	/** Sends the call; an executor that throws instead of failing its stage fails the reply all the same. */
@@ -85,6 +210,22 @@ final class ScriptCaller {
 			}
 		}
 		return Kind.ERROR;
+	}
+
+	/** Runs a task once a delay has passed, without making the scheduling thread wait. */
+	@FunctionalInterface
+	interface Timer {
+
+		/**
+		 * The JDK's {@link CompletableFuture} timer thread, shared by the JVM, which runs the task itself: a
+		 * daemon that only ever completes stages, started at its first use.
+		 */
+		Timer JDK = (task, delayNanos) -> CompletableFuture
+			.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS, Runnable::run)
+			.execute(task);
+
+		void schedule(Runnable task, long delayNanos);
+
 	}
 
 	/** Why Redis did not decide a call, and whether that is evidence against Redis. */

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -23,6 +24,7 @@ import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.StoreContractTests;
+import dev.ratelimit.core.testing.AwaitingAsyncStore;
 import dev.ratelimit.core.testing.LettuceScriptExecutor;
 import dev.ratelimit.core.testing.LocalRedisCluster;
 import dev.ratelimit.core.testing.OpenStores;
@@ -96,12 +98,33 @@ class RedisClusterIT {
 
 	}
 
+	/** The contract again, every decision made asynchronously: stacks over several slots chained slot by slot. */
+	@Nested
+	class AsyncContract extends Contract {
+
+		@Override
+		protected RateLimitStore createStore(ManualTimeSource clock) {
+			return new AwaitingAsyncStore(super.createStore(clock));
+		}
+
+	}
+
 	@Test
 	void decidesAStackOverSeveralSlotsAsASingleRedisDecidesItInOneCall() {
+		decideAStackOverSeveralSlots("across", (store) -> store);
+	}
+
+	@Test
+	void decidesAStackOverSeveralSlotsAsynchronouslyAsASingleRedisDecidesItInOneCall() {
+		decideAStackOverSeveralSlots("across-async", AwaitingAsyncStore::new);
+	}
+
+	/** Compares request for request a cluster store, used as {@code onCluster} wraps it, with a single Redis. */
+	private void decideAStackOverSeveralSlots(String name, UnaryOperator<RateLimitStore> onCluster) {
 		ManualTimeSource clusterClock = new ManualTimeSource();
 		ManualTimeSource singleClock = new ManualTimeSource();
-		RateLimitStore onCluster = store(this.executor, clusterClock, "across:" + RUN + ":");
-		RateLimitStore onSingle = store(this.single.executor(), singleClock, "across-single:" + RUN + ":");
+		RateLimitStore slotBySlot = onCluster.apply(store(this.executor, clusterClock, name + ":" + RUN + ":"));
+		RateLimitStore onSingle = store(this.single.executor(), singleClock, name + "-single:" + RUN + ":");
 		RateLimitPolicy perClient = RateLimitPolicy.of("client", Algorithm.SLIDING_LOG, 5, Duration.ofSeconds(10));
 		RateLimitPolicy total = RateLimitPolicy.of("total", Algorithm.GCRA, 8, Duration.ofSeconds(10));
 		RateLimitPolicy hourly = RateLimitPolicy.of("hourly", Algorithm.FIXED_WINDOW, 60, Duration.ofHours(1));
@@ -118,13 +141,13 @@ class RedisClusterIT {
 			List<KeyedPolicy> stack = List.of(new KeyedPolicy(client, perClient), new KeyedPolicy("all", total),
 					new KeyedPolicy(client, hourly));
 			List<Decision> expected = onSingle.decideAll(stack);
-			List<Decision> actual = onCluster.decideAll(stack);
+			List<Decision> actual = slotBySlot.decideAll(stack);
 			assertThat(actual).as("request %d of %s", i, client).isEqualTo(expected);
 			if (expected.get(0).allowed()) {
 				allowed++;
 				if (random.nextInt(5) == 0) {
 					onSingle.giveBack(stack, expected);
-					onCluster.giveBack(stack, actual);
+					slotBySlot.giveBack(stack, actual);
 				}
 			}
 			else {
