@@ -29,8 +29,11 @@ final class OutageDetector {
 	/** When the first call of the current run of failures was sent. */
 	private volatile long firstFailureSent;
 
-	/** The last failure while Redis is failing; null while it answers. */
-	private final AtomicReference<ScriptCaller.@Nullable CallFailure> failing = new AtomicReference<>();
+	/**
+	 * The current outage, null while Redis answers: one reference, so that a decision that sees Redis failing
+	 * also sees the outage it counts in, whichever thread began it.
+	 */
+	private final AtomicReference<@Nullable Outage> outage = new AtomicReference<>();
 
 	private final AtomicBoolean probing = new AtomicBoolean();
 
@@ -38,9 +41,6 @@ final class OutageDetector {
 
 	/** Decisions the failure policy made since the store was built. */
 	private final LongAdder decisions = new LongAdder();
-
-	/** The current outage; null while Redis answers. */
-	private volatile @Nullable Outage outage;
 
 	OutageDetector(long timeoutNanos, TimeSource ticker) {
 		this.timeoutNanos = timeoutNanos;
@@ -55,7 +55,7 @@ final class OutageDetector {
 	}
 
 	Route route() {
-		if (this.failing.get() == null) {
+		if (this.outage.get() == null) {
 			return Route.REDIS;
 		}
 		return this.probing.compareAndSet(false, true) ? Route.PROBE : Route.FAILURE_POLICY;
@@ -70,12 +70,7 @@ final class OutageDetector {
 	/** Redis answered; returns whether that ended an outage. */
 	boolean succeeded() {
 		this.consecutiveFailures.set(0);
-		if (this.failing.get() == null) {
-			return false;
-		}
-		// before the outage can begin again, so that a new outage is never cleared
-		this.outage = null;
-		return this.failing.getAndSet(null) != null;
+		return this.outage.get() != null && this.outage.getAndSet(null) != null;
 	}
 
 	/** Redis did not answer a call; returns whether that began an outage. */
@@ -88,53 +83,55 @@ final class OutageDetector {
 		if (failures == 1) {
 			this.firstFailureSent = failure.sentNanos;
 		}
-		if (this.failing.get() != null) {
-			this.failing.set(failure);
+		Outage current = this.outage.get();
+		if (current != null) {
+			current.last = failure;
 			return false;
 		}
 		boolean sustained = failures >= FAILURES_TO_SWITCH
 				&& failure.sentNanos - this.firstFailureSent >= this.timeoutNanos;
-		if ((kind == ScriptCaller.Kind.UNREACHABLE || sustained) && this.failing.compareAndSet(null, failure)) {
-			this.outage = new Outage(this.ticker.nanoTime());
-			return true;
-		}
-		return false;
+		return (kind == ScriptCaller.Kind.UNREACHABLE || sustained)
+				&& this.outage.compareAndSet(null, new Outage(this.ticker.nanoTime(), failure));
 	}
 
 	/** The last failure while Redis is failing, null while it answers. */
 	ScriptCaller.@Nullable CallFailure failing() {
-		return this.failing.get();
+		Outage current = this.outage.get();
+		return (current != null) ? current.last : null;
 	}
 
 	/** The failure policy made one decision, during an outage or for one call that Redis did not answer. */
 	void failurePolicyDecided() {
 		this.decisions.increment();
-		Outage outage = this.outage;
-		if (outage != null) {
-			outage.decisions.increment();
+		Outage current = this.outage.get();
+		if (current != null) {
+			current.decisions.increment();
 		}
 	}
 
 	FailureStatus status(FailurePolicy policy) {
-		Outage outage = this.outage;
-		if (outage == null) {
+		Outage current = this.outage.get();
+		if (current == null) {
 			return new FailureStatus(policy, null, this.decisions.sum(), 0);
 		}
 		// the outage's count first: every decision counts in all before it counts in the outage
-		long duringOutage = outage.decisions.sum();
-		return new FailureStatus(policy, Duration.ofNanos(this.ticker.nanoTime() - outage.began),
+		long duringOutage = current.decisions.sum();
+		return new FailureStatus(policy, Duration.ofNanos(this.ticker.nanoTime() - current.began),
 				this.decisions.sum(), duringOutage);
 	}
 
-	/** One outage: when the store switched to the failure policy, and what it decided since. */
+	/** One outage: when the store switched to the failure policy, its last failure, and what it decided since. */
 	private static final class Outage {
 
 		final long began;
 
+		volatile ScriptCaller.CallFailure last;
+
 		final LongAdder decisions = new LongAdder();
 
-		Outage(long began) {
+		Outage(long began, ScriptCaller.CallFailure first) {
 			this.began = began;
+			this.last = first;
 		}
 
 	}
