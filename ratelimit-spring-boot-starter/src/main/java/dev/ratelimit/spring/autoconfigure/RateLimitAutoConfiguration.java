@@ -13,15 +13,20 @@ import dev.ratelimit.core.redis.RedisScriptExecutor;
 import dev.ratelimit.spring.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.spring.redis.JedisScriptExecutor;
 import dev.ratelimit.spring.redis.SpringDataRedisScriptExecutor;
+import dev.ratelimit.spring.web.ClientAddresses;
 import dev.ratelimit.spring.web.DecisionObserver;
 import dev.ratelimit.spring.web.MicrometerRateLimitMetrics;
 import dev.ratelimit.spring.web.NearLimit;
+import dev.ratelimit.spring.web.Networks;
 import dev.ratelimit.spring.web.ObservedDecisions;
 import dev.ratelimit.spring.web.PolicyChanges;
 import dev.ratelimit.spring.web.PolicyOverrides;
 import dev.ratelimit.spring.web.PolicyPlans;
 import dev.ratelimit.spring.web.RateLimitConfigurationException;
 import dev.ratelimit.spring.web.RateLimitMetrics;
+import dev.ratelimit.spring.web.RequestDecisions;
+import dev.ratelimit.spring.web.ShadowLog;
+import dev.ratelimit.spring.web.UnresolvedKeys;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -30,7 +35,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -39,7 +43,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
@@ -251,22 +254,34 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	/**
-	 * Stops a reactive application: the starter limits Spring MVC handlers only, so its declarations would not
-	 * limit a single request of a WebFlux application.
+	 * What every web stack's rate limiting shares: the client addresses past the trusted proxies, the policies
+	 * changed at runtime and the decision of a request.
 	 */
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnWebApplication(type = Type.REACTIVE)
-	static class ReactiveWebConfiguration {
+	@ConditionalOnWebApplication
+	static class WebConfiguration {
 
 		@Bean
-		InitializingBean rateLimitUnsupportedWebStack() {
-			return () -> {
-				throw new RateLimitConfigurationException(
-						"Rate limiting supports Spring MVC only, and this is a reactive (Spring WebFlux) web application: "
-								+ "no @RateLimited or ratelimit.rules would limit any of its requests.",
-						"Serve the limited endpoints with Spring MVC (spring-boot-starter-webmvc), or remove the "
-								+ "starter; ratelimit.enabled=false keeps it without limits.");
-			};
+		@ConditionalOnMissingBean
+		ClientAddresses rateLimitClientAddresses(RateLimitProperties properties) {
+			return new ClientAddresses(Networks.parse("ratelimit.client-address.trusted-proxies",
+					properties.getClientAddress().getTrustedProxies()));
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		PolicyChanges rateLimitPolicyChanges(RateLimitStore store) {
+			return new PolicyChanges(store);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		RequestDecisions rateLimitRequestDecisions(RateLimitStore store, ObjectProvider<RateLimitMetrics> metrics,
+				RateLimitProperties properties, TimeSource timeSource, PolicyChanges changes,
+				ObjectProvider<DecisionObserver> observer) {
+			return new RequestDecisions(store, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
+					properties.getHeaders().isLegacy(), properties.isShadowHeaders(), new UnresolvedKeys(timeSource),
+					new ShadowLog(timeSource), changes, observer.getIfAvailable());
 		}
 
 	}

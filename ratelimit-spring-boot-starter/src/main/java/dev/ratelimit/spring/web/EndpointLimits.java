@@ -28,23 +28,25 @@ import org.jspecify.annotations.Nullable;
  * limits of one plan
  * @param costs computes each policy's cost per request, in the order of the policies; null for a policy of a
  * constant cost
+ * @param resolvers the application's resolver beans these limits consult, which a stack that can only ask
+ * them asynchronously asks before deciding
  * @param enforced the policies that are enforced
  * @param shadowed the policies in shadow mode
  */
 public record EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shadow, List<String> origins,
 		List<String> keySpecs, List<KeySource> keys, AddressKey address, Exemption exemption, CountedOutcomes counted,
-		String plan, @Nullable EndpointPlans plans, List<@Nullable RequestCost> costs, Stack enforced,
-		Stack shadowed) {
+		String plan, @Nullable EndpointPlans plans, List<@Nullable RequestCost> costs, List<Object> resolvers,
+		Stack enforced, Stack shadowed) {
 
 	/** The plan of the limits that requests without a plan get. */
 	static final String NO_PLAN = "default";
 
 	EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shadow, List<String> origins, List<String> keySpecs,
 			List<KeySource> keys, AddressKey address, Exemption exemption, CountedOutcomes counted, String plan,
-			@Nullable EndpointPlans plans, List<@Nullable RequestCost> costs) {
+			@Nullable EndpointPlans plans, List<@Nullable RequestCost> costs, List<Object> resolvers) {
 		this(List.copyOf(policies), List.copyOf(shadow), List.copyOf(origins), List.copyOf(keySpecs), List.copyOf(keys),
 				address, exemption, counted, plan, plans, Collections.unmodifiableList(new ArrayList<>(costs)),
-				Stack.of(policies, shadow, false), Stack.of(policies, shadow, true));
+				List.copyOf(resolvers), Stack.of(policies, shadow, false), Stack.of(policies, shadow, true));
 	}
 
 	/** Returns the limits of the plan of {@code request}: these, unless the endpoint has plans. */
@@ -75,19 +77,19 @@ public record EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shado
 	/** Returns these limits on {@code plan}, with its policies. */
 	EndpointLimits onPlan(String plan, List<RateLimitPolicy> policies) {
 		return new EndpointLimits(policies, this.shadow, this.origins, this.keySpecs, this.keys, this.address,
-				this.exemption, this.counted, plan, null, this.costs);
+				this.exemption, this.counted, plan, null, this.costs, this.resolvers);
 	}
 
 	/** Returns these limits with {@code policies} in place of theirs, in the same order. */
 	EndpointLimits withPolicies(List<RateLimitPolicy> policies) {
 		return new EndpointLimits(policies, this.shadow, this.origins, this.keySpecs, this.keys, this.address,
-				this.exemption, this.counted, this.plan, this.plans, this.costs);
+				this.exemption, this.counted, this.plan, this.plans, this.costs, this.resolvers);
 	}
 
 	/** Returns these limits with the limits of each plan. */
 	EndpointLimits withPlans(EndpointPlans plans) {
 		return new EndpointLimits(this.policies, this.shadow, this.origins, this.keySpecs, this.keys, this.address,
-				this.exemption, this.counted, this.plan, plans, this.costs);
+				this.exemption, this.counted, this.plan, plans, this.costs, this.resolvers);
 	}
 
 	/**

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -26,8 +25,8 @@ import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.annotation.MergedAnnotation;
-import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -98,7 +97,7 @@ public final class LimitDefinitions {
 		this.exemptIf = blankToNull(properties.getExemptIf());
 		if (this.exemptIf != null) {
 			condition(Exemption.none(addresses), "ratelimit.exempt-if", this.exemptIf,
-					new AddressKey(addresses, this.ipv6Prefix));
+					new AddressKey(addresses, this.ipv6Prefix), new ArrayList<>());
 		}
 	}
 
@@ -230,19 +229,20 @@ public final class LimitDefinitions {
 			ClientTerms terms, String property, String keySite, String action, List<ParameterBinding> bindings,
 			CountedOutcomes counted) {
 		AddressKey address = new AddressKey(this.addresses, terms.ipv6Prefix());
+		List<Object> consulted = new ArrayList<>();
 		Exemption exemption = Exemption.none(this.addresses).orIn(this.exempt).orIn(terms.exempt());
 		if (this.exemptIf != null) {
-			exemption = condition(exemption, "ratelimit.exempt-if", this.exemptIf, address);
+			exemption = condition(exemption, "ratelimit.exempt-if", this.exemptIf, address, consulted);
 		}
 		if (terms.exemptIf() != null) {
-			exemption = condition(exemption, property + ".exempt-if", terms.exemptIf(), address);
+			exemption = condition(exemption, property + ".exempt-if", terms.exemptIf(), address, consulted);
 		}
 		Map<String, KeySource> sources = new HashMap<>();
 		List<KeySource> keys = new ArrayList<>(keySpecs.size());
 		for (String keySpec : keySpecs) {
 			KeySource source = sources.get(keySpec);
 			if (source == null) {
-				source = keySource(keySpec, keySite, action, bindings, address);
+				source = keySource(keySpec, keySite, action, bindings, address, consulted);
 				sources.put(keySpec, source);
 			}
 			keys.add(source);
@@ -253,11 +253,16 @@ public final class LimitDefinitions {
 			costs.add((expression != null)
 					? new RequestCost(expression, bindings, address, this.time, shadows.get(i)) : null);
 		}
-		EndpointLimits limits = new EndpointLimits(policies, shadows, origins, keySpecs, keys, address, exemption,
-				counted, EndpointLimits.NO_PLAN, null, costs);
 		Set<String> planNames = new LinkedHashSet<>();
 		plans.forEach((byPlan) -> planNames.addAll(byPlan.keySet()));
-		if (planNames.isEmpty()) {
+		ResolverTypes.Resolver<@Nullable String> planResolver = null;
+		if (!planNames.isEmpty()) {
+			planResolver = planResolver(keySite, planNames);
+			consulted.add(planResolver.bean());
+		}
+		EndpointLimits limits = new EndpointLimits(policies, shadows, origins, keySpecs, keys, address, exemption,
+				counted, EndpointLimits.NO_PLAN, null, costs, consulted);
+		if (planResolver == null) {
 			return limits;
 		}
 		Map<String, EndpointLimits> byPlan = new LinkedHashMap<>();
@@ -268,7 +273,7 @@ public final class LimitDefinitions {
 			}
 			byPlan.put(plan, limits.onPlan(plan, planPolicies));
 		}
-		return limits.withPlans(new EndpointPlans(planResolver(keySite, planNames), byPlan, this.time));
+		return limits.withPlans(new EndpointPlans(planResolver.read(), byPlan, this.time));
 	}
 
 	/**
@@ -332,11 +337,11 @@ public final class LimitDefinitions {
 	}
 
 	/** The application's one plan resolver, which an endpoint with plans needs. */
-	private Function<LimitedRequest, @Nullable String> planResolver(String site, Set<String> plans) {
+	private ResolverTypes.Resolver<@Nullable String> planResolver(String site, Set<String> plans) {
 		return planResolver(this.resolvers.plans(), site, plans);
 	}
 
-	private <T> Function<LimitedRequest, @Nullable String> planResolver(ResolverTypes.Type<T, @Nullable String> type,
+	private <T> ResolverTypes.Resolver<@Nullable String> planResolver(ResolverTypes.Type<T, @Nullable String> type,
 			String site, Set<String> plans) {
 		ObjectProvider<T> resolvers = type.beans(this.beanFactory);
 		T resolver = resolvers.getIfUnique();
@@ -409,7 +414,8 @@ public final class LimitDefinitions {
 		return prefix;
 	}
 
-	private Exemption condition(Exemption exemption, String property, String spec, AddressKey address) {
+	private Exemption condition(Exemption exemption, String property, String spec, AddressKey address,
+			List<Object> consulted) {
 		String action = "Update " + property + " in your application's configuration.";
 		if (spec.startsWith("spel:") && spec.length() > "spel:".length()) {
 			return exemption.orIf(spec, spel("Invalid " + property + ": ", spec.substring("spel:".length()), action),
@@ -418,8 +424,9 @@ public final class LimitDefinitions {
 		if (spec.startsWith("bean:") && spec.length() > "bean:".length()) {
 			String bean = spec.substring("bean:".length()).trim();
 			try {
-				Function<LimitedRequest, Boolean> condition = this.resolvers.exemptions().bean(this.beanFactory, bean);
-				return exemption.orIf(spec, condition::apply);
+				ResolverTypes.Resolver<Boolean> condition = this.resolvers.exemptions().bean(this.beanFactory, bean);
+				consulted.add(condition.bean());
+				return exemption.orIf(spec, condition.read()::apply);
 			}
 			catch (BeansException ex) {
 				String type = this.resolvers.exemptions().name();
@@ -641,7 +648,7 @@ public final class LimitDefinitions {
 	}
 
 	private KeySource keySource(String spec, String site, String action, List<ParameterBinding> bindings,
-			AddressKey address) {
+			AddressKey address, List<Object> consulted) {
 		if (spec.equals("ip")) {
 			return KeySource.clientAddress(address);
 		}
@@ -657,7 +664,9 @@ public final class LimitDefinitions {
 		if (spec.startsWith("bean:") && spec.length() > "bean:".length()) {
 			String bean = spec.substring("bean:".length()).trim();
 			try {
-				return KeySource.resolver(this.resolvers.keys().bean(this.beanFactory, bean), address);
+				ResolverTypes.Resolver<@Nullable String> resolver = this.resolvers.keys().bean(this.beanFactory, bean);
+				consulted.add(resolver.bean());
+				return KeySource.resolver(resolver.read(), address);
 			}
 			catch (BeansException ex) {
 				String type = this.resolvers.keys().name();

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.web;
 import java.util.List;
 import java.util.Locale;
 import java.util.StringJoiner;
+import java.util.concurrent.CompletionStage;
 
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
@@ -43,27 +44,61 @@ public final class ObservedDecisions implements DecisionObserver {
 	@Override
 	public List<Decision> decide(RateLimitStore store, List<KeyedPolicy> limits, List<RateLimitPolicy> policies) {
 		DecisionContext context = new DecisionContext();
-		Observation observation = Observation.createNotStarted(NAME, () -> context, this.registry)
+		Observation observation = start(context, policies);
+		List<Decision> decisions;
+		try (Observation.Scope scope = observation.openScope()) {
+			decisions = store.decideAll(limits);
+		}
+		catch (RuntimeException ex) {
+			observation.error(ex);
+			observation.stop();
+			throw ex;
+		}
+		return stop(observation, context, store, decisions);
+	}
+
+	/**
+	 * The scope is open while the store sends its call, so that the client's observation is a child; the
+	 * observation stops when the decisions are made, on whichever thread makes them. A failure policy that
+	 * decides there, outside the scope, is not marked.
+	 */
+	@Override
+	public CompletionStage<List<Decision>> decideAsync(RateLimitStore store, List<KeyedPolicy> limits,
+			List<RateLimitPolicy> policies) {
+		DecisionContext context = new DecisionContext();
+		Observation observation = start(context, policies);
+		CompletionStage<List<Decision>> decisions;
+		try (Observation.Scope scope = observation.openScope()) {
+			decisions = store.decideAllAsync(limits);
+		}
+		return decisions.whenComplete((decided, ex) -> {
+			if (ex != null) {
+				observation.error(ex);
+				observation.stop();
+			}
+			else {
+				stop(observation, context, store, decided);
+			}
+		});
+	}
+
+	private Observation start(DecisionContext context, List<RateLimitPolicy> policies) {
+		return Observation.createNotStarted(NAME, () -> context, this.registry)
 			.contextualName(NAME)
 			.lowCardinalityKeyValue(POLICY, names(policies))
 			.lowCardinalityKeyValue(STORE, this.store)
 			.start();
-		try (Observation.Scope scope = observation.openScope()) {
-			List<Decision> decisions = store.decideAll(limits);
-			observation.lowCardinalityKeyValue(OUTCOME,
-					RequestDecisions.outcome(decisions).name().toLowerCase(Locale.ROOT));
-			if (store instanceof RedisRateLimitStore) {
-				observation.lowCardinalityKeyValue(FAILURE_POLICY, String.valueOf(context.failurePolicy));
-			}
-			return decisions;
+	}
+
+	private static List<Decision> stop(Observation observation, DecisionContext context, RateLimitStore store,
+			List<Decision> decisions) {
+		observation.lowCardinalityKeyValue(OUTCOME,
+				RequestDecisions.outcome(decisions).name().toLowerCase(Locale.ROOT));
+		if (store instanceof RedisRateLimitStore) {
+			observation.lowCardinalityKeyValue(FAILURE_POLICY, String.valueOf(context.failurePolicy));
 		}
-		catch (RuntimeException ex) {
-			observation.error(ex);
-			throw ex;
-		}
-		finally {
-			observation.stop();
-		}
+		observation.stop();
+		return decisions;
 	}
 
 	@Override

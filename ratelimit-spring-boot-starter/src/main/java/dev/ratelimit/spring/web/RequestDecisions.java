@@ -2,6 +2,8 @@ package dev.ratelimit.spring.web;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
@@ -66,102 +68,159 @@ public final class RequestDecisions {
 		this.observer = observer;
 	}
 
-	/** Decides the request unless it is exempt. */
+	/** Decides the request unless it is exempt, on the calling thread. */
 	public Verdict decide(LimitedRequest request, LimitCatalog.Match match) {
-		EndpointLimits limits = match.limits();
-		if (limits.exemption().applies(request)) {
-			this.metrics.exempt(limits.policies());
-			return Verdict.EXEMPT;
+		Run run = begin(request, match);
+		if (run.verdict != null) {
+			return run.verdict;
 		}
-		limits = this.changes.current(limits.forPlanOf(request));
-		@Nullable String[] keys = new String[limits.policies().size()];
-		EndpointLimits.Stack enforced = limits.enforced();
-		List<KeyedPolicy> keyed;
-		try {
-			keyed = keyed(request, match, limits, enforced, keys);
-		}
-		catch (RequestCost.InvalidCost ex) {
-			return new Verdict(Verdict.Action.BAD_REQUEST, new HttpHeaders(), null, ex.problem(), 0, null);
-		}
-		List<Decision> decisions = List.of();
-		long delay = 0;
-		if (!enforced.isEmpty()) {
+		if (!run.enforced.isEmpty()) {
 			long start = System.nanoTime();
 			DecisionObserver observer = this.observer;
-			decisions = (observer != null) ? observer.decide(this.store, keyed, enforced.policies())
-					: this.store.decideAll(keyed);
-			long elapsed = System.nanoTime() - start;
-			if (!decisions.get(0).allowed()) {
-				HttpHeaders headers = new HttpHeaders();
-				RateLimitHeaders.write(headers, enforced.policyHeader(), enforced.policies(), decisions,
-						this.legacyHeaders);
-				RateLimitRejection rejection = new RateLimitRejection(enforced.policies(), decisions);
-				RateLimitHeaders.writeRetryAfter(headers, rejection.retryAfterSeconds());
-				this.metrics.record(enforced.policies(), Outcome.REJECTED, elapsed);
-				return new Verdict(Verdict.Action.REJECT, headers, rejection, null, 0, null);
-			}
-			delay = delay(decisions);
-			this.metrics.record(enforced.policies(), (delay == 0) ? Outcome.ALLOWED : Outcome.DELAYED, elapsed);
-			this.metrics.admitted(enforced.policies(), decisions);
-		}
-		EndpointLimits.Stack shadowed = limits.shadowed();
-		List<KeyedPolicy> shadowKeyed = List.of();
-		List<Decision> shadowDecisions = List.of();
-		if (!shadowed.isEmpty()) {
-			shadowKeyed = shadowKeyed(request, match, limits, shadowed, keys);
-			if (shadowKeyed != null) {
-				shadowDecisions = decideShadow(shadowed, shadowKeyed);
-			}
-			if (shadowKeyed == null || !shadowDecisions.get(0).allowed()) {
-				// nothing was taken, so nothing is given back
-				shadowKeyed = List.of();
-				shadowDecisions = List.of();
+			List<Decision> decisions = (observer != null)
+					? observer.decide(this.store, run.keyed, run.enforced.policies()) : this.store.decideAll(run.keyed);
+			Verdict rejected = enforced(run, decisions, System.nanoTime() - start);
+			if (rejected != null) {
+				return rejected;
 			}
 		}
-		HttpHeaders headers = new HttpHeaders();
-		Reservation reservation = null;
-		if (limits.counted().all()) {
-			writeHeaders(headers, enforced, decisions, shadowed, shadowDecisions);
+		List<KeyedPolicy> shadowKeyed = shadowKeyed(run);
+		if (shadowKeyed != null) {
+			long start = System.nanoTime();
+			shadowed(run, shadowKeyed, this.store.decideAll(shadowKeyed), System.nanoTime() - start);
 		}
-		else {
-			reservation = new Reservation(limits.counted(), keyed, decisions, shadowKeyed, shadowDecisions);
-		}
-		return new Verdict((delay == 0) ? Verdict.Action.PROCEED : Verdict.Action.HOLD, headers, null, null, delay,
-				reservation);
+		return finish(run);
 	}
 
 	/**
-	 * Each shadow policy with its key at the request's cost, or null when a cost is one the policy could not
-	 * take: enforced, it would answer 400 before any decision, which {@link RequestCost} logs; in shadow mode
-	 * the request proceeds undecided by these policies.
+	 * Decides the request unless it is exempt, as {@link #decide} does, without waiting for the store: for a
+	 * caller whose thread must not block. Keys, exemptions, plans and costs are computed on the calling thread;
+	 * the rest runs where the store completes its decisions.
 	 */
-	private @Nullable List<KeyedPolicy> shadowKeyed(LimitedRequest request, LimitCatalog.Match match,
-			EndpointLimits limits, EndpointLimits.Stack shadowed, @Nullable String[] keys) {
+	public CompletionStage<Verdict> decideAsync(LimitedRequest request, LimitCatalog.Match match) {
+		Run run = begin(request, match);
+		if (run.verdict != null) {
+			return CompletableFuture.completedFuture(run.verdict);
+		}
+		CompletionStage<@Nullable Verdict> enforced = CompletableFuture.completedFuture(null);
+		if (!run.enforced.isEmpty()) {
+			long start = System.nanoTime();
+			DecisionObserver observer = this.observer;
+			CompletionStage<List<Decision>> decisions = (observer != null)
+					? observer.decideAsync(this.store, run.keyed, run.enforced.policies())
+					: this.store.decideAllAsync(run.keyed);
+			enforced = decisions.thenApply((decided) -> enforced(run, decided, System.nanoTime() - start));
+		}
+		return enforced.thenCompose((rejected) -> {
+			if (rejected != null) {
+				return CompletableFuture.completedFuture(rejected);
+			}
+			List<KeyedPolicy> shadowKeyed = shadowKeyed(run);
+			if (shadowKeyed == null) {
+				return CompletableFuture.completedFuture(finish(run));
+			}
+			long start = System.nanoTime();
+			return this.store.decideAllAsync(shadowKeyed).thenApply((decided) -> {
+				shadowed(run, shadowKeyed, decided, System.nanoTime() - start);
+				return finish(run);
+			});
+		});
+	}
+
+	/**
+	 * Starts deciding a request: its verdict at once if it is exempt or its cost is one its limits can never
+	 * take, else its enforced policies with their keys, ready for the store.
+	 */
+	private Run begin(LimitedRequest request, LimitCatalog.Match match) {
+		EndpointLimits limits = match.limits();
+		if (limits.exemption().applies(request)) {
+			this.metrics.exempt(limits.policies());
+			return new Run(request, match, limits, Verdict.EXEMPT);
+		}
+		Run run = new Run(request, match, this.changes.current(limits.forPlanOf(request)), null);
 		try {
-			return keyed(request, match, limits, shadowed, keys);
+			run.keyed = keyed(run, run.enforced);
+		}
+		catch (RequestCost.InvalidCost ex) {
+			run.verdict = new Verdict(Verdict.Action.BAD_REQUEST, new HttpHeaders(), null, ex.problem(), 0, null);
+		}
+		return run;
+	}
+
+	/**
+	 * Takes the decisions of the enforced policies: returns the verdict of a rejected request, or null when the
+	 * request goes on, with its delay.
+	 */
+	private @Nullable Verdict enforced(Run run, List<Decision> decisions, long elapsed) {
+		EndpointLimits.Stack enforced = run.enforced;
+		if (!decisions.get(0).allowed()) {
+			HttpHeaders headers = new HttpHeaders();
+			RateLimitHeaders.write(headers, enforced.policyHeader(), enforced.policies(), decisions,
+					this.legacyHeaders);
+			RateLimitRejection rejection = new RateLimitRejection(enforced.policies(), decisions);
+			RateLimitHeaders.writeRetryAfter(headers, rejection.retryAfterSeconds());
+			this.metrics.record(enforced.policies(), Outcome.REJECTED, elapsed);
+			return new Verdict(Verdict.Action.REJECT, headers, rejection, null, 0, null);
+		}
+		run.decisions = decisions;
+		run.delay = delay(decisions);
+		this.metrics.record(enforced.policies(), (run.delay == 0) ? Outcome.ALLOWED : Outcome.DELAYED, elapsed);
+		this.metrics.admitted(enforced.policies(), decisions);
+		return null;
+	}
+
+	/**
+	 * Each shadow policy with its key at the request's cost, or null when there are none or a cost is one a
+	 * policy could not take: enforced, it would answer 400 before any decision, which {@link RequestCost} logs;
+	 * in shadow mode the request proceeds undecided by these policies.
+	 */
+	private @Nullable List<KeyedPolicy> shadowKeyed(Run run) {
+		if (run.shadowed.isEmpty()) {
+			return null;
+		}
+		try {
+			return keyed(run, run.shadowed);
 		}
 		catch (RequestCost.InvalidCost ex) {
 			return null;
 		}
 	}
 
-	/** Decides the shadow policies as if they were enforced and records what they would have done. */
-	private List<Decision> decideShadow(EndpointLimits.Stack shadowed, List<KeyedPolicy> keyed) {
-		long start = System.nanoTime();
-		List<Decision> decisions = this.store.decideAll(keyed);
-		long elapsed = System.nanoTime() - start;
+	/**
+	 * Takes the decisions of the shadow policies, made as if they were enforced, and records what they would
+	 * have done; only an admission took permits, which the request keeps to give back like the enforced ones.
+	 */
+	private void shadowed(Run run, List<KeyedPolicy> keyed, List<Decision> decisions, long elapsed) {
+		List<RateLimitPolicy> policies = run.shadowed.policies();
 		if (!decisions.get(0).allowed()) {
-			this.metrics.record(shadowed.policies(), Outcome.SHADOW_REJECTED, elapsed);
-			this.shadowLog.rejected(shadowed.policies());
+			this.metrics.record(policies, Outcome.SHADOW_REJECTED, elapsed);
+			this.shadowLog.rejected(policies);
+			return;
 		}
-		else if (delay(decisions) > 0) {
-			this.metrics.record(shadowed.policies(), Outcome.SHADOW_DELAYED, elapsed);
-			this.shadowLog.delayed(shadowed.policies());
+		if (delay(decisions) > 0) {
+			this.metrics.record(policies, Outcome.SHADOW_DELAYED, elapsed);
+			this.shadowLog.delayed(policies);
 		}
 		else {
-			this.metrics.record(shadowed.policies(), Outcome.ALLOWED, elapsed);
+			this.metrics.record(policies, Outcome.ALLOWED, elapsed);
 		}
-		return decisions;
+		run.shadowKeyed = keyed;
+		run.shadowDecisions = decisions;
+	}
+
+	/** The verdict of a request its enforced policies let through. */
+	private Verdict finish(Run run) {
+		HttpHeaders headers = new HttpHeaders();
+		Reservation reservation = null;
+		if (run.limits.counted().all()) {
+			writeHeaders(headers, run.enforced, run.decisions, run.shadowed, run.shadowDecisions);
+		}
+		else {
+			reservation = new Reservation(run.limits.counted(), run.keyed, run.decisions, run.shadowKeyed,
+					run.shadowDecisions);
+		}
+		return new Verdict((run.delay == 0) ? Verdict.Action.PROCEED : Verdict.Action.HOLD, headers, null, null,
+				run.delay, reservation);
 	}
 
 	/**
@@ -206,12 +265,28 @@ public final class RequestDecisions {
 		}
 	}
 
+	/** Settles the permits a request kept as {@link #settle} does, without waiting for the store. */
+	public CompletionStage<Void> settleAsync(Reservation kept, int status) {
+		CompletionStage<Void> settled = CompletableFuture.completedFuture(null);
+		if (!kept.counted().counts(status)) {
+			if (!kept.limits().isEmpty()) {
+				settled = this.store.giveBackAsync(kept.limits(), kept.decisions());
+			}
+			if (!kept.shadowLimits().isEmpty()) {
+				settled = settled.thenCompose(
+						(given) -> this.store.giveBackAsync(kept.shadowLimits(), kept.shadowDecisions()));
+			}
+		}
+		return settled;
+	}
+
 	/**
 	 * Each policy of {@code stack}, of the request's plan, at the request's cost, with its key; a key is
-	 * computed once for the policies that share a key source, and kept in {@code keys} for the other stack.
+	 * computed once for the policies that share a key source, and kept for the other stack.
 	 */
-	private List<KeyedPolicy> keyed(LimitedRequest request, LimitCatalog.Match match, EndpointLimits limits,
-			EndpointLimits.Stack stack, @Nullable String[] keys) {
+	private List<KeyedPolicy> keyed(Run run, EndpointLimits.Stack stack) {
+		EndpointLimits limits = run.limits;
+		@Nullable String[] keys = run.keys;
 		List<KeySource> sources = limits.keys();
 		List<KeyedPolicy> keyed = new ArrayList<>(stack.indices().size());
 		for (int i : stack.indices()) {
@@ -222,10 +297,10 @@ public final class RequestDecisions {
 				}
 			}
 			if (key == null) {
-				key = Keys.safe(this.unresolvedKeys.key(request, match, i));
+				key = Keys.safe(this.unresolvedKeys.key(run.request, run.match, i));
 			}
 			keys[i] = key;
-			keyed.add(new KeyedPolicy(key, limits.policy(i, request, match.uriVariables())));
+			keyed.add(new KeyedPolicy(key, limits.policy(i, run.request, run.match.uriVariables())));
 		}
 		return keyed;
 	}
@@ -245,6 +320,48 @@ public final class RequestDecisions {
 			delay = Math.max(delay, decision.delayNanos());
 		}
 		return delay;
+	}
+
+	/** One request on its way through {@link RequestDecisions}. */
+	private static final class Run {
+
+		final LimitedRequest request;
+
+		final LimitCatalog.Match match;
+
+		final EndpointLimits limits;
+
+		final EndpointLimits.Stack enforced;
+
+		final EndpointLimits.Stack shadowed;
+
+		/** Each policy's key once computed, shared by the policies of one key source across both stacks. */
+		final @Nullable String[] keys;
+
+		/** The verdict, once known before the store decides. */
+		@Nullable Verdict verdict;
+
+		List<KeyedPolicy> keyed = List.of();
+
+		List<Decision> decisions = List.of();
+
+		long delay;
+
+		/** The shadow policies' limits and decisions, empty unless they took permits. */
+		List<KeyedPolicy> shadowKeyed = List.of();
+
+		List<Decision> shadowDecisions = List.of();
+
+		Run(LimitedRequest request, LimitCatalog.Match match, EndpointLimits limits, @Nullable Verdict verdict) {
+			this.request = request;
+			this.match = match;
+			this.limits = limits;
+			this.enforced = limits.enforced();
+			this.shadowed = limits.shadowed();
+			this.keys = new String[limits.policies().size()];
+			this.verdict = verdict;
+		}
+
 	}
 
 	/**

@@ -36,7 +36,7 @@ public record ResolverTypes(Type<?, @Nullable String> keys, Type<?, @Nullable St
 		}
 
 		/** The bean of this type named {@code name}, reading requests. */
-		Function<LimitedRequest, R> bean(BeanFactory beans, String name) {
+		Resolver<R> bean(BeanFactory beans, String name) {
 			return adapt(beans.getBean(name, this.type));
 		}
 
@@ -45,10 +45,20 @@ public record ResolverTypes(Type<?, @Nullable String> keys, Type<?, @Nullable St
 			return beans.getBeanProvider(this.type);
 		}
 
-		Function<LimitedRequest, R> adapt(T bean) {
-			return (request) -> this.call.apply(bean, request);
+		Resolver<R> adapt(T bean) {
+			return new Resolver<>(bean, (request) -> this.call.apply(bean, request));
 		}
 
+	}
+
+	/**
+	 * A resolver bean, reading requests.
+	 *
+	 * @param <R> what it tells of a request
+	 * @param bean the bean
+	 * @param read how it reads a request
+	 */
+	record Resolver<R>(Object bean, Function<LimitedRequest, R> read) {
 	}
 
 }

@@ -11,17 +11,12 @@ import dev.ratelimit.spring.RateLimitExceededHandler;
 import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
 import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
 import dev.ratelimit.spring.web.ClientAddresses;
-import dev.ratelimit.spring.web.DecisionObserver;
 import dev.ratelimit.spring.web.LimitCatalog;
 import dev.ratelimit.spring.web.LimitDefinitions;
-import dev.ratelimit.spring.web.Networks;
 import dev.ratelimit.spring.web.PolicyChanges;
 import dev.ratelimit.spring.web.PolicyOverrides;
 import dev.ratelimit.spring.web.PolicyPlans;
-import dev.ratelimit.spring.web.RateLimitMetrics;
 import dev.ratelimit.spring.web.RequestDecisions;
-import dev.ratelimit.spring.web.ShadowLog;
-import dev.ratelimit.spring.web.UnresolvedKeys;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.apache.catalina.Valve;
@@ -34,8 +29,8 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
@@ -89,13 +84,6 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ClientAddresses rateLimitClientAddresses(RateLimitProperties properties) {
-		return new ClientAddresses(Networks.parse("ratelimit.client-address.trusted-proxies",
-				properties.getClientAddress().getTrustedProxies()));
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
 	LimitCatalog rateLimitCatalog(RateLimitProperties properties, PolicyOverrides overrides,
 			ListableBeanFactory beanFactory, ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
 			RateLimitStore store, ClientAddresses clientAddresses, TimeSource timeSource, PolicyPlans policyPlans,
@@ -104,12 +92,6 @@ public final class RateLimitWebMvcAutoConfiguration {
 				new LimitDefinitions(properties, overrides, beanFactory, WebMvcStack.RESOLVERS, clientAddresses,
 						timeSource, policyPlans),
 				new WebMvcStack(handlerMappings, beanFactory), store, beanFactory, changes);
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	PolicyChanges rateLimitPolicyChanges(RateLimitStore store) {
-		return new PolicyChanges(store);
 	}
 
 	/**
@@ -143,16 +125,6 @@ public final class RateLimitWebMvcAutoConfiguration {
 	HeldRequests rateLimitHeldRequests(
 			@Qualifier(SHAPING_SCHEDULER_BEAN_NAME) ScheduledExecutorService shapingScheduler) {
 		return new HeldRequests(shapingScheduler);
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	RequestDecisions rateLimitRequestDecisions(RateLimitStore store, ObjectProvider<RateLimitMetrics> metrics,
-			RateLimitProperties properties, TimeSource timeSource, PolicyChanges changes,
-			ObjectProvider<DecisionObserver> observer) {
-		return new RequestDecisions(store, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
-				properties.getHeaders().isLegacy(), properties.isShadowHeaders(), new UnresolvedKeys(timeSource),
-				new ShadowLog(timeSource), changes, observer.getIfAvailable());
 	}
 
 	@Bean

@@ -7,7 +7,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -38,26 +37,6 @@ class IneffectiveDeclarationTests {
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
 				RateLimitWebMvcAutoConfiguration.class, WebMvcAutoConfiguration.class));
-
-	@Test
-	void stopsAReactiveApplication() {
-		new ReactiveWebApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
-					RateLimitWebMvcAutoConfiguration.class))
-			.run((context) -> assertThat(cause(context.getStartupFailure()))
-				.isInstanceOf(RateLimitConfigurationException.class)
-				.hasMessageStartingWith("Rate limiting supports Spring MVC only, and this is a reactive (Spring "
-						+ "WebFlux) web application"));
-	}
-
-	@Test
-	void leavesAReactiveApplicationAloneWhenDisabled() {
-		new ReactiveWebApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
-					RateLimitWebMvcAutoConfiguration.class))
-			.withPropertyValues("ratelimit.enabled=false")
-			.run((context) -> assertThat(context).hasNotFailed());
-	}
 
 	@Test
 	void stopsAnAnnotatedServiceMethod() {

@@ -1,0 +1,124 @@
+package dev.ratelimit.spring.webflux;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.ratelimit.spring.web.LimitCatalog;
+import dev.ratelimit.spring.web.RequestDecisions;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.ResolvableType;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.codec.HttpMessageWriter;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+
+/**
+ * Decides an exchange and carries out what {@link RequestDecisions} made of it, without blocking: it resolves
+ * the principal and what the endpoint's reactive resolvers answer, decides without waiting for the store, writes
+ * the rate limit headers, answers a rejected request itself with 429, {@code Retry-After} and a problem body
+ * written with the application's codecs, and holds a request that a leaky bucket admitted with a delay by
+ * subscribing to the rest of its processing only once its slot comes, holding no thread meanwhile. The permits
+ * of limits that count only some outcomes are settled when the response commits, with its status.
+ */
+final class ExchangeDecisions {
+
+	private static final Log logger = LogFactory.getLog(ExchangeDecisions.class);
+
+	private static final ResolvableType PROBLEM = ResolvableType.forClass(ProblemDetail.class);
+
+	private final RequestDecisions decisions;
+
+	private final ReactiveRateLimitExceededHandler exceededHandler;
+
+	private final List<HttpMessageWriter<?>> writers;
+
+	private final ReactiveResolutions resolutions = new ReactiveResolutions();
+
+	private final AtomicInteger held = new AtomicInteger();
+
+	ExchangeDecisions(RequestDecisions decisions, ReactiveRateLimitExceededHandler exceededHandler,
+			List<HttpMessageWriter<?>> writers) {
+		this.decisions = decisions;
+		this.exceededHandler = exceededHandler;
+		this.writers = writers;
+	}
+
+	/** How many requests a leaky bucket holds until their slot. */
+	int held() {
+		return this.held.get();
+	}
+
+	/**
+	 * Decides the request under the limits it matched; returns {@code proceed}, subscribed to at once, after
+	 * the request's delay, or never when the request was answered here.
+	 */
+	<T> Mono<T> decide(ExchangeLimitedRequest request, LimitCatalog.Match match, Mono<T> proceed) {
+		ServerWebExchange exchange = request.exchange();
+		return exchange.getPrincipal()
+			.doOnNext(request::principal)
+			.then(Mono.defer(() -> this.resolutions.resolve(request, match.limits())))
+			.flatMap((resolved) -> Mono.fromCompletionStage(() -> this.decisions.decideAsync(resolved, match)))
+			.flatMap((verdict) -> carryOut(exchange, verdict, proceed));
+	}
+
+	private <T> Mono<T> carryOut(ServerWebExchange exchange, RequestDecisions.Verdict verdict, Mono<T> proceed) {
+		ServerHttpResponse response = exchange.getResponse();
+		verdict.headers().forEach((name, values) -> response.getHeaders().addAll(name, values));
+		RequestDecisions.Reservation reservation = verdict.reservation();
+		if (reservation != null) {
+			response.beforeCommit(() -> {
+				settle(reservation, response.getStatusCode());
+				return Mono.empty();
+			});
+		}
+		return switch (verdict.action()) {
+			case PROCEED -> proceed;
+			case HOLD -> hold(proceed, verdict.delayNanos());
+			case REJECT -> write(response,
+					this.exceededHandler.problemDetail(exchange, Objects.requireNonNull(verdict.rejection())));
+			case BAD_REQUEST -> write(response, Objects.requireNonNull(verdict.problem()));
+		};
+	}
+
+	private <T> Mono<T> hold(Mono<T> proceed, long delayNanos) {
+		this.held.incrementAndGet();
+		return Mono.delay(Duration.ofNanos(delayNanos))
+			.doFinally((signal) -> this.held.decrementAndGet())
+			.then(proceed);
+	}
+
+	/** Gives back what a request's limits kept unless its status counts; a failure leaves them taken. */
+	private void settle(RequestDecisions.Reservation reservation, @Nullable HttpStatusCode status) {
+		int code = (status != null) ? status.value() : HttpStatus.OK.value();
+		this.decisions.settleAsync(reservation, code).whenComplete((settled, ex) -> {
+			if (ex != null && logger.isDebugEnabled()) {
+				logger.debug("Could not give back the permits of a request that does not count", ex);
+			}
+		});
+	}
+
+	/** Answers the request with the problem, written as WebFlux writes a problem. */
+	@SuppressWarnings("unchecked")
+	private <T> Mono<T> write(ServerHttpResponse response, ProblemDetail problem) {
+		response.setStatusCode(HttpStatusCode.valueOf(problem.getStatus()));
+		for (HttpMessageWriter<?> writer : this.writers) {
+			if (writer.canWrite(PROBLEM, MediaType.APPLICATION_PROBLEM_JSON)) {
+				return ((HttpMessageWriter<ProblemDetail>) writer)
+					.write(Mono.just(problem), PROBLEM, MediaType.APPLICATION_PROBLEM_JSON, response, Map.of())
+					.then(Mono.empty());
+			}
+		}
+		return response.setComplete().then(Mono.empty());
+	}
+
+}

@@ -1,0 +1,123 @@
+package dev.ratelimit.spring.webflux;
+
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.TimeSource;
+import dev.ratelimit.core.redis.RedisScriptExecutor;
+import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
+import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
+import dev.ratelimit.spring.redis.JedisScriptExecutor;
+import dev.ratelimit.spring.web.ClientAddresses;
+import dev.ratelimit.spring.web.LimitCatalog;
+import dev.ratelimit.spring.web.LimitDefinitions;
+import dev.ratelimit.spring.web.PolicyChanges;
+import dev.ratelimit.spring.web.PolicyOverrides;
+import dev.ratelimit.spring.web.PolicyPlans;
+import dev.ratelimit.spring.web.RateLimitConfigurationException;
+import dev.ratelimit.spring.web.RequestDecisions;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.codec.ServerCodecConfigurer;
+import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.reactive.HandlerAdapter;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
+
+/**
+ * Auto-configuration of rate limiting for Spring WebFlux: a handler adapter ahead of WebFlux's own that decides
+ * {@link dev.ratelimit.spring.RateLimited} and {@code ratelimit.rules} once a request's handler is known, and a
+ * {@code WebFilter} ahead of Spring Security's for the rules marked {@code before-security}. Decisions never
+ * block: the Redis store is asked asynchronously, on a client that does not block its caller.
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnWebApplication(type = Type.REACTIVE)
+@ConditionalOnClass(DispatcherHandler.class)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+public final class RateLimitWebFluxAutoConfiguration {
+
+	/**
+	 * Order of the filter that decides the rules marked {@code before-security}: just before Spring Security's
+	 * {@code WebFilterChainProxy}, which WebFlux security orders at -100.
+	 */
+	public static final int FILTER_ORDER = -110;
+
+	@Bean
+	@ConditionalOnMissingBean
+	LimitCatalog rateLimitCatalog(RateLimitProperties properties, PolicyOverrides overrides,
+			ListableBeanFactory beanFactory, ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
+			RateLimitStore store, ClientAddresses clientAddresses, TimeSource timeSource, PolicyPlans policyPlans,
+			PolicyChanges changes) {
+		return new LimitCatalog(
+				new LimitDefinitions(properties, overrides, beanFactory, WebFluxStack.RESOLVERS, clientAddresses,
+						timeSource, policyPlans),
+				new WebFluxStack(handlerMappings), store, beanFactory, changes);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(ReactiveRateLimitExceededHandler.class)
+	ReactiveRateLimitExceededHandler rateLimitExceededHandler() {
+		return (exchange, rejection) -> rejection.toProblemDetail();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ExchangeDecisions rateLimitExchangeDecisions(RequestDecisions decisions,
+			ReactiveRateLimitExceededHandler exceededHandler, ServerCodecConfigurer codecs) {
+		return new ExchangeDecisions(decisions, exceededHandler, codecs.getWriters());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitHandlerAdapter rateLimitHandlerAdapter(LimitCatalog catalog, ExchangeDecisions decisions,
+			ObjectProvider<HandlerAdapter> adapters) {
+		return new RateLimitHandlerAdapter(catalog, decisions, adapters);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitWebFilter rateLimitWebFilter(LimitCatalog catalog, ExchangeDecisions decisions) {
+		return new RateLimitWebFilter(catalog, decisions);
+	}
+
+	/**
+	 * Stops the start when the Redis store would decide on a client that blocks its caller: WebFlux decides on
+	 * an event loop, which must never wait for Redis.
+	 */
+	@Bean
+	InitializingBean rateLimitNonBlockingStore(ObjectProvider<RedisScriptExecutor> executors) {
+		return () -> executors.ifAvailable((executor) -> {
+			if (executor instanceof JedisScriptExecutor) {
+				throw new RateLimitConfigurationException(
+						"ratelimit.store is redis on Jedis, whose calls block the calling thread, and this is a "
+								+ "reactive (Spring WebFlux) application, whose event loops must never block.",
+						"Use Lettuce, Spring Data Redis' default client: remove redis.clients:jedis from the "
+								+ "application, or define a RedisScriptExecutor bean that does not block.");
+			}
+		});
+	}
+
+	/** The number of held requests as a gauge, for a Micrometer registry. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterBinder.class)
+	static class HeldRequestsMetricsConfiguration {
+
+		@Bean
+		MeterBinder rateLimitHeldRequestsMetrics(ExchangeDecisions decisions) {
+			return (registry) -> Gauge.builder("ratelimit.requests.held", decisions, ExchangeDecisions::held)
+				.description("Requests a leaky bucket holds until their slot")
+				.register(registry);
+		}
+
+	}
+
+}

@@ -1,0 +1,248 @@
+package dev.ratelimit.spring.webflux;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ratelimit.core.testing.RedisExtension;
+import dev.ratelimit.core.testing.TestRedis;
+import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.web.RateLimitConfigurationException;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingOperationError;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.security.autoconfigure.ReactiveUserDetailsServiceAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.actuate.web.reactive.ReactiveManagementWebSecurityAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.WebFilter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests rate limiting of a WebFlux application on a real Reactor Netty server, in memory and on a real Redis,
+ * with BlockHound failing any blocking call on a non-blocking thread: annotated handlers and functional
+ * endpoints are limited as on Spring MVC, with the same headers, {@code Retry-After} and problem body; a rule
+ * marked {@code before-security} limits what a filter ahead of the handlers answers itself; and a reactive key
+ * resolver keys each client on its own.
+ */
+@ExtendWith(RedisExtension.class)
+class RateLimitWebFluxServerIT {
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	private TestRedis redis;
+
+	@BeforeAll
+	static void failBlockingCalls() {
+		BlockHound.install();
+	}
+
+	@BeforeEach
+	void useRedis(TestRedis redis) {
+		this.redis = redis;
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "memory", "redis" })
+	void limitsAnAnnotatedHandlerWithTheHeadersAndProblemOfSpringMvc(String store) throws Exception {
+		try (ConfigurableApplicationContext context = start(store)) {
+			int port = port(context);
+			for (int i = 0; i < 3; i++) {
+				HttpResponse<String> allowed = get(port, "/limited", null);
+				assertThat(allowed.statusCode()).isEqualTo(200);
+				assertThat(allowed.body()).isEqualTo("limited");
+				assertThat(allowed.headers().firstValue("RateLimit-Policy")).hasValue("\"limited\";q=3;w=3600");
+				assertThat(allowed.headers().firstValue("RateLimit"))
+					.hasValue("\"limited\";r=" + (2 - i) + ";t=" + (i + 1) * 1200);
+			}
+			HttpResponse<String> rejected = get(port, "/limited", null);
+			assertThat(rejected.statusCode()).isEqualTo(429);
+			assertThat(rejected.headers().firstValue("Retry-After")).hasValue("1200");
+			assertThat(rejected.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+			JsonNode problem = JSON.readTree(rejected.body());
+			assertThat(problem.at("/status").asInt()).isEqualTo(429);
+			assertThat(problem.at("/title").asString()).isEqualTo("Too Many Requests");
+			assertThat(problem.at("/policies/0").asString()).isEqualTo("limited");
+		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "memory", "redis" })
+	void limitsAFunctionalEndpointByRule(String store) throws Exception {
+		try (ConfigurableApplicationContext context = start(store, "--ratelimit.rules[0].path=/fn/**",
+				"--ratelimit.rules[0].limit=2", "--ratelimit.rules[0].window=1m", "--ratelimit.rules[0].name=fn")) {
+			int port = port(context);
+			List<Integer> statuses = new ArrayList<>();
+			for (int i = 0; i < 4; i++) {
+				statuses.add(get(port, "/fn/hello", null).statusCode());
+			}
+			assertThat(statuses).containsExactly(200, 200, 429, 429);
+		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "memory", "redis" })
+	void limitsBeforeSecurityWhatAFilterAnswersItself(String store) throws Exception {
+		try (ConfigurableApplicationContext context = start(store, "--ratelimit.rules[0].path=/guarded",
+				"--ratelimit.rules[0].limit=2", "--ratelimit.rules[0].window=1m", "--ratelimit.rules[0].name=guarded",
+				"--ratelimit.rules[0].before-security=true")) {
+			int port = port(context);
+			List<Integer> statuses = new ArrayList<>();
+			for (int i = 0; i < 4; i++) {
+				statuses.add(get(port, "/guarded", null).statusCode());
+			}
+			assertThat(statuses).containsExactly(401, 401, 429, 429);
+		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "memory", "redis" })
+	void keysEachClientByWhatAReactiveResolverAnswers(String store) throws Exception {
+		try (ConfigurableApplicationContext context = start(store)) {
+			int port = port(context);
+			assertThat(get(port, "/keyed", "alpha").statusCode()).isEqualTo(200);
+			assertThat(get(port, "/keyed", "alpha").statusCode()).isEqualTo(429);
+			assertThat(get(port, "/keyed", "beta").statusCode()).isEqualTo(200);
+			// no key: the resolver answers nothing, and the client address is the key
+			assertThat(get(port, "/keyed", null).statusCode()).isEqualTo(200);
+			assertThat(get(port, "/keyed", null).statusCode()).isEqualTo(429);
+		}
+	}
+
+	@Test
+	void watchesTheEventLoopsForBlockingCalls() {
+		// what makes every test here fail should the limiter block a non-blocking thread
+		assertThatExceptionOfType(RuntimeException.class)
+			.isThrownBy(() -> Mono.delay(Duration.ofMillis(1)).doOnNext((tick) -> {
+				try {
+					Thread.sleep(1);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}).block())
+			.withRootCauseInstanceOf(BlockingOperationError.class);
+	}
+
+	@Test
+	void refusesToStartOnAClientThatBlocksItsCaller() {
+		assertThatException().isThrownBy(() -> start("redis", "--spring.data.redis.client-type=jedis"))
+			.havingRootCause()
+			.isInstanceOf(RateLimitConfigurationException.class)
+			.withMessageStartingWith("ratelimit.store is redis on Jedis, whose calls block the calling thread");
+	}
+
+	@Test
+	void limitsNothingWhenDisabled() throws Exception {
+		try (ConfigurableApplicationContext context = start("memory", "--ratelimit.enabled=false")) {
+			assertThat(context.getBeansOfType(RateLimitHandlerAdapter.class)).isEmpty();
+			for (int i = 0; i < 5; i++) {
+				assertThat(get(port(context), "/limited", null).statusCode()).isEqualTo(200);
+			}
+		}
+	}
+
+	private ConfigurableApplicationContext start(String store, String... arguments) {
+		List<String> args = new ArrayList<>(List.of("--server.port=0", "--ratelimit.store=" + store,
+				"--spring.data.redis.url=" + this.redis.uri(), "--ratelimit.redis.key-prefix=webflux-"
+						+ System.nanoTime() + ":"));
+		args.addAll(List.of(arguments));
+		return new SpringApplicationBuilder(App.class).web(WebApplicationType.REACTIVE).run(args.toArray(String[]::new));
+	}
+
+	private static int port(ConfigurableApplicationContext context) {
+		return ((WebServerApplicationContext) context).getWebServer().getPort();
+	}
+
+	private HttpResponse<String> get(int port, String path, String apiKey) throws Exception {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
+		if (apiKey != null) {
+			request.header("X-Api-Key", apiKey);
+		}
+		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	// Spring Security is on the test classpath for the servlet tests; it would secure every endpoint here
+	@EnableAutoConfiguration(exclude = { ReactiveWebSecurityAutoConfiguration.class,
+			ReactiveUserDetailsServiceAutoConfiguration.class, ReactiveManagementWebSecurityAutoConfiguration.class })
+	@Import(LimitedController.class)
+	static class App {
+
+		@Bean
+		RouterFunction<ServerResponse> functionalEndpoint() {
+			return RouterFunctions.route()
+				.GET("/fn/hello", (request) -> ServerResponse.ok().bodyValue("hello"))
+				.build();
+		}
+
+		/** Answers /guarded itself, as a security filter answers a wrong password. */
+		@Bean
+		@Order(-100)
+		WebFilter guard() {
+			return (exchange, chain) -> {
+				if (exchange.getRequest().getPath().value().equals("/guarded")) {
+					exchange.getResponse().setStatusCode(HttpStatus.UNAUTHORIZED);
+					return exchange.getResponse().setComplete();
+				}
+				return chain.filter(exchange);
+			};
+		}
+
+		@Bean
+		ReactiveKeyResolver apiKeys() {
+			return (exchange) -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Api-Key"));
+		}
+
+	}
+
+	@RestController
+	static class LimitedController {
+
+		@GetMapping("/limited")
+		@RateLimited(limit = 3, window = "1h", name = "limited")
+		Mono<String> limited() {
+			return Mono.just("limited");
+		}
+
+		@GetMapping("/keyed")
+		@RateLimited(limit = 1, window = "1h", name = "keyed", key = "bean:apiKeys")
+		Mono<String> keyed() {
+			return Mono.just("keyed");
+		}
+
+	}
+
+}
