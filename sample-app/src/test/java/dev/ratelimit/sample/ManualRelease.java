@@ -2,7 +2,7 @@ package dev.ratelimit.sample;
 
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.testing.ManualScheduler;
-import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
+import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
 
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -14,7 +14,7 @@ import org.springframework.context.annotation.Bean;
 @TestConfiguration(proxyBeanMethods = false)
 class ManualRelease {
 
-	@Bean(name = RateLimitWebMvcAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME)
+	@Bean(name = RateLimitAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME)
 	ManualScheduler rateLimitShapingScheduler(ManualTimeSource time) {
 		return new ManualScheduler(time);
 	}

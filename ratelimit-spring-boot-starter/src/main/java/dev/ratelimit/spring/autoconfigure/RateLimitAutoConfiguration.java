@@ -2,6 +2,8 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.function.Supplier;
 
 import dev.ratelimit.core.RateLimitPolicy;
@@ -54,6 +56,7 @@ import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -69,6 +72,13 @@ import org.springframework.util.ClassUtils;
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitAutoConfiguration {
+
+	/**
+	 * Name of the {@link ScheduledExecutorService} that releases the requests a leaky bucket holds until their
+	 * slot, on either web stack. A bean of this name replaces the auto-configured one; the auto-configured one is
+	 * no candidate for injection by type, so that it never stands in for the application's own schedulers.
+	 */
+	public static final String SHAPING_SCHEDULER_BEAN_NAME = "rateLimitShapingScheduler";
 
 	private static final String REDIS_CONNECTION_FACTORY = "org.springframework.data.redis.connection.RedisConnectionFactory";
 
@@ -255,11 +265,23 @@ public final class RateLimitAutoConfiguration {
 
 	/**
 	 * What every web stack's rate limiting shares: the client addresses past the trusted proxies, the policies
-	 * changed at runtime and the decision of a request.
+	 * changed at runtime, the decision of a request and the scheduler that releases held requests.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnWebApplication
 	static class WebConfiguration {
+
+		@Bean(name = SHAPING_SCHEDULER_BEAN_NAME, defaultCandidate = false, destroyMethod = "shutdownNow")
+		@ConditionalOnMissingBean(name = SHAPING_SCHEDULER_BEAN_NAME)
+		ScheduledThreadPoolExecutor rateLimitShapingScheduler() {
+			CustomizableThreadFactory threads = new CustomizableThreadFactory("ratelimit-shaping-");
+			threads.setDaemon(true);
+			// a release only hands the request back to the server, so one thread serves any number of them
+			ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, threads);
+			scheduler.setRemoveOnCancelPolicy(true);
+			scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+			return scheduler;
+		}
 
 		@Bean
 		@ConditionalOnMissingBean

@@ -12,6 +12,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 
 import org.springframework.core.ResolvableType;
 import org.springframework.http.HttpStatus;
@@ -27,7 +28,8 @@ import org.springframework.web.server.ServerWebExchange;
  * the principal and what the endpoint's reactive resolvers answer, decides without waiting for the store, writes
  * the rate limit headers, answers a rejected request itself with 429, {@code Retry-After} and a problem body
  * written with the application's codecs, and holds a request that a leaky bucket admitted with a delay by
- * subscribing to the rest of its processing only once its slot comes, holding no thread meanwhile. The permits
+ * subscribing to the rest of its processing only once its slot comes, holding no thread meanwhile: the
+ * shaping scheduler releases it, and its handler starts on that scheduler's thread. The permits
  * of limits that count only some outcomes are settled when the response commits, with its status.
  */
 final class ExchangeDecisions {
@@ -46,11 +48,15 @@ final class ExchangeDecisions {
 
 	private final AtomicInteger held = new AtomicInteger();
 
+	/** Releases held requests: the shaping scheduler, which a test can drive by hand. */
+	private final Scheduler releases;
+
 	ExchangeDecisions(RequestDecisions decisions, ReactiveRateLimitExceededHandler exceededHandler,
-			List<HttpMessageWriter<?>> writers) {
+			List<HttpMessageWriter<?>> writers, Scheduler releases) {
 		this.decisions = decisions;
 		this.exceededHandler = exceededHandler;
 		this.writers = writers;
+		this.releases = releases;
 	}
 
 	/** How many requests a leaky bucket holds until their slot. */
@@ -92,7 +98,7 @@ final class ExchangeDecisions {
 
 	private <T> Mono<T> hold(Mono<T> proceed, long delayNanos) {
 		this.held.incrementAndGet();
-		return Mono.delay(Duration.ofNanos(delayNanos))
+		return Mono.delay(Duration.ofNanos(delayNanos), this.releases)
 			.doFinally((signal) -> this.held.decrementAndGet())
 			.then(proceed);
 	}

@@ -121,9 +121,10 @@ final class ExchangeLimitedRequest implements LimitedRequest {
 				List.copyOf(request.getHeaders().getOrEmpty(X_FORWARDED_FOR)));
 	}
 
+	/** A view with the methods of a servlet request, so that an expression reads the same on both stacks. */
 	@Override
-	public ServerWebExchange unwrap() {
-		return this.exchange;
+	public SpelRequest unwrap() {
+		return new SpelRequest(this);
 	}
 
 	/** The origin of a request that Reactor Netty received; loaded only when Reactor Netty is present. */

@@ -1,5 +1,7 @@
 package dev.ratelimit.spring.webflux;
 
+import java.util.concurrent.ScheduledExecutorService;
+
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
@@ -16,10 +18,12 @@ import dev.ratelimit.spring.web.RateLimitConfigurationException;
 import dev.ratelimit.spring.web.RequestDecisions;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -72,8 +76,10 @@ public final class RateLimitWebFluxAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ExchangeDecisions rateLimitExchangeDecisions(RequestDecisions decisions,
-			ReactiveRateLimitExceededHandler exceededHandler, ServerCodecConfigurer codecs) {
-		return new ExchangeDecisions(decisions, exceededHandler, codecs.getWriters());
+			ReactiveRateLimitExceededHandler exceededHandler, ServerCodecConfigurer codecs,
+			@Qualifier(RateLimitAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME) ScheduledExecutorService releases) {
+		return new ExchangeDecisions(decisions, exceededHandler, codecs.getWriters(),
+				Schedulers.fromExecutorService(releases, RateLimitAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME));
 	}
 
 	@Bean

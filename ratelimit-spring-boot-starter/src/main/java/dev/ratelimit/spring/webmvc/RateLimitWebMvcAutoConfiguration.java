@@ -3,7 +3,6 @@ package dev.ratelimit.spring.webmvc;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.TimeSource;
@@ -37,7 +36,6 @@ import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
@@ -54,13 +52,6 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 public final class RateLimitWebMvcAutoConfiguration {
 
-	/**
-	 * Name of the {@link ScheduledExecutorService} that releases held requests. A bean of this name replaces
-	 * the auto-configured one; the auto-configured one is no candidate for injection by type, so that it never
-	 * stands in for the application's own schedulers.
-	 */
-	public static final String SHAPING_SCHEDULER_BEAN_NAME = "rateLimitShapingScheduler";
-
 	/** Name of the registration of the filter that decides the rules marked {@code before-security}. */
 	public static final String FILTER_BEAN_NAME = "rateLimitFilter";
 
@@ -69,18 +60,6 @@ public final class RateLimitWebMvcAutoConfiguration {
 	 * filter chain, at its default order.
 	 */
 	public static final int FILTER_ORDER = SecurityFilterProperties.DEFAULT_FILTER_ORDER - 10;
-
-	@Bean(name = SHAPING_SCHEDULER_BEAN_NAME, defaultCandidate = false, destroyMethod = "shutdownNow")
-	@ConditionalOnMissingBean(name = SHAPING_SCHEDULER_BEAN_NAME)
-	ScheduledThreadPoolExecutor rateLimitShapingScheduler() {
-		CustomizableThreadFactory threads = new CustomizableThreadFactory("ratelimit-shaping-");
-		threads.setDaemon(true);
-		// a release only hands the request back to the container, so one thread serves any number of them
-		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, threads);
-		scheduler.setRemoveOnCancelPolicy(true);
-		scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-		return scheduler;
-	}
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -123,7 +102,7 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	HeldRequests rateLimitHeldRequests(
-			@Qualifier(SHAPING_SCHEDULER_BEAN_NAME) ScheduledExecutorService shapingScheduler) {
+			@Qualifier(RateLimitAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME) ScheduledExecutorService shapingScheduler) {
 		return new HeldRequests(shapingScheduler);
 	}
 

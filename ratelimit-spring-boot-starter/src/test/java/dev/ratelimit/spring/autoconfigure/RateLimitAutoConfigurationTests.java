@@ -75,7 +75,7 @@ class RateLimitAutoConfigurationTests {
 		ScheduledExecutorService own = Executors.newSingleThreadScheduledExecutor();
 		try {
 			this.runner.withBean("ownScheduler", ScheduledExecutorService.class, () -> own).run((context) -> {
-				assertThat(context.getBean(RateLimitWebMvcAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME))
+				assertThat(context.getBean(RateLimitAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME))
 					.isInstanceOf(ScheduledThreadPoolExecutor.class);
 				assertThat(context.getBean(ScheduledExecutorService.class)).isSameAs(own);
 			});
@@ -90,7 +90,7 @@ class RateLimitAutoConfigurationTests {
 		this.runner.withConfiguration(AutoConfigurations.of(TaskSchedulingAutoConfiguration.class))
 			.withUserConfiguration(SchedulingEnabled.class)
 			.run((context) -> assertThat(context).hasBean("taskScheduler")
-				.hasBean(RateLimitWebMvcAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME));
+				.hasBean(RateLimitAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME));
 	}
 
 	@Test
@@ -98,10 +98,10 @@ class RateLimitAutoConfigurationTests {
 		ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
 		try {
 			this.runner
-				.withBean(RateLimitWebMvcAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME, ScheduledExecutorService.class,
+				.withBean(RateLimitAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME, ScheduledExecutorService.class,
 						() -> scheduler)
 				.run((context) -> assertThat(context).hasNotFailed()
-					.getBean(RateLimitWebMvcAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME)
+					.getBean(RateLimitAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME)
 					.isSameAs(scheduler));
 		}
 		finally {
@@ -113,7 +113,7 @@ class RateLimitAutoConfigurationTests {
 	void shutsTheShapingSchedulerDownWithTheContext() {
 		AtomicReference<ScheduledThreadPoolExecutor> scheduler = new AtomicReference<>();
 		this.runner.run((context) -> scheduler.set(context
-			.getBean(RateLimitWebMvcAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME, ScheduledThreadPoolExecutor.class)));
+			.getBean(RateLimitAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME, ScheduledThreadPoolExecutor.class)));
 		assertThat(scheduler.get().isShutdown()).isTrue();
 	}
 

@@ -17,7 +17,6 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.testing.ManualScheduler;
 import dev.ratelimit.spring.RateLimited;
-import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -211,7 +210,7 @@ class ShapingServerIT {
 		application.addInitializers((context) -> {
 			context.getBeanFactory().registerSingleton("timeSource", this.time);
 			context.getBeanFactory()
-				.registerSingleton(RateLimitWebMvcAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME, this.scheduler);
+				.registerSingleton(RateLimitAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME, this.scheduler);
 		});
 		List<String> arguments = new ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1"));
 		arguments.addAll(List.of(args));

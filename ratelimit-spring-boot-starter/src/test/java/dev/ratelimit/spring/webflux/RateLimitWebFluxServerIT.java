@@ -12,13 +12,11 @@ import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.web.RateLimitConfigurationException;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
@@ -55,7 +53,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * marked {@code before-security} limits what a filter ahead of the handlers answers itself; and a reactive key
  * resolver keys each client on its own.
  */
-@ExtendWith(RedisExtension.class)
+@ExtendWith({ BlockingCallsFail.class, RedisExtension.class })
 class RateLimitWebFluxServerIT {
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -63,11 +61,6 @@ class RateLimitWebFluxServerIT {
 	private final HttpClient http = HttpClient.newHttpClient();
 
 	private TestRedis redis;
-
-	@BeforeAll
-	static void failBlockingCalls() {
-		BlockHound.install();
-	}
 
 	@BeforeEach
 	void useRedis(TestRedis redis) {

@@ -6,10 +6,13 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.testing.ManualScheduler;
+import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.mock.web.MockAsyncContext;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
@@ -82,16 +85,15 @@ class HeldRequestsTests {
 
 	@Test
 	void leavesNothingBehindInTheAutoConfiguredSchedulerWhenARequestEnds() {
-		ScheduledThreadPoolExecutor executor = new RateLimitWebMvcAutoConfiguration().rateLimitShapingScheduler();
-		try {
-			new HeldRequests(executor).hold(this.request, this.response, Duration.ofMinutes(10).toNanos());
-			assertThat(executor.getQueue()).hasSize(1);
-			context().complete();
-			assertThat(executor.getQueue()).isEmpty();
-		}
-		finally {
-			executor.shutdownNow();
-		}
+		new WebApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+			.run((context) -> {
+				ScheduledThreadPoolExecutor executor = context
+					.getBean(RateLimitAutoConfiguration.SHAPING_SCHEDULER_BEAN_NAME, ScheduledThreadPoolExecutor.class);
+				new HeldRequests(executor).hold(this.request, this.response, Duration.ofMinutes(10).toNanos());
+				assertThat(executor.getQueue()).hasSize(1);
+				context().complete();
+				assertThat(executor.getQueue()).isEmpty();
+			});
 	}
 
 	@Test
