@@ -27,7 +27,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -44,14 +43,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * What the sample application must do on a real server, whatever its store; the clock is moved by hand.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
-@AutoConfigureRestTestClient
 @Import({ ManualClock.class, ManualRelease.class })
 abstract class AbstractSampleIT {
 
 	/** The article's scenario B, in seconds: 46 requests of one client. */
 	private static final List<Double> SCENARIO_B = scenarioB();
 
-	@Autowired
+	/** Bound to the running server, whichever web stack serves it. */
 	private RestTestClient client;
 
 	@Autowired
@@ -69,6 +67,7 @@ abstract class AbstractSampleIT {
 	@BeforeEach
 	void startFromFullQuotas() {
 		ManualClock.startNextDay(this.time);
+		this.client = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + this.port).build();
 	}
 
 	@Test

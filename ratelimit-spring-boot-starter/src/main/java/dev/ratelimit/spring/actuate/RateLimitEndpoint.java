@@ -2,6 +2,7 @@ package dev.ratelimit.spring.actuate;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,8 +24,8 @@ import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
-import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
@@ -99,7 +100,7 @@ public final class RateLimitEndpoint {
 		if (this.changes.declared(policy) == null) {
 			return null;
 		}
-		return inspect(policy, key(key));
+		return inspect(policy, storeKey(policy, key));
 	}
 
 	/**
@@ -110,7 +111,7 @@ public final class RateLimitEndpoint {
 	 */
 	@DeleteOperation
 	public KeyState reset(@Selector String policy, @Selector(match = Match.ALL_REMAINING) String[] key) {
-		String client = key(key);
+		String client = storeKey(policy, key);
 		this.store.reset(client, current(policy));
 		return inspect(policy, client);
 	}
@@ -169,9 +170,14 @@ public final class RateLimitEndpoint {
 				RateLimitHeaders.seconds(decision.retryAfterNanos()), RateLimitHeaders.seconds(decision.resetAfterNanos()));
 	}
 
-	/** The key as the store knows it: segments of a key holding slashes arrive apart. */
-	private static String key(String[] segments) {
-		return Keys.safe(String.join("/", segments));
+	/**
+	 * The key as the store knows it: segments of a key holding slashes arrive apart. On WebFlux the remaining
+	 * segments start with the policy's own, which no key does: every key starts with its kind, such as
+	 * {@code ip:}, and a key of no kind ({@code global}) holds no slash.
+	 */
+	private static String storeKey(String policy, String[] segments) {
+		int from = (segments.length > 1 && segments[0].equals(policy)) ? 1 : 0;
+		return Keys.safe(String.join("/", Arrays.copyOfRange(segments, from, segments.length)));
 	}
 
 	private StoreDescriptor store() {

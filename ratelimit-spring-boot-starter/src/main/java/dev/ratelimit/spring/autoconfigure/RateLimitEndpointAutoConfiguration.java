@@ -5,6 +5,7 @@ import dev.ratelimit.spring.actuate.RateLimitEndpoint;
 import dev.ratelimit.spring.actuate.RateLimitEndpointWebExtension;
 import dev.ratelimit.spring.web.LimitCatalog;
 import dev.ratelimit.spring.web.PolicyChanges;
+import dev.ratelimit.spring.webflux.RateLimitWebFluxAutoConfiguration;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -19,7 +20,7 @@ import org.springframework.context.annotation.Bean;
  * Auto-configuration of the {@link RateLimitEndpoint ratelimit} Actuator endpoint, when Actuator is present and
  * the endpoint is available (exposed, and not switched off with {@code management.endpoint.ratelimit.access}).
  */
-@AutoConfiguration(after = RateLimitWebMvcAutoConfiguration.class)
+@AutoConfiguration(after = { RateLimitWebMvcAutoConfiguration.class, RateLimitWebFluxAutoConfiguration.class })
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnBean(LimitCatalog.class)
 @ConditionalOnAvailableEndpoint(RateLimitEndpoint.class)
