@@ -1,6 +1,9 @@
 package dev.ratelimit.spring.web;
 
+import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.BiConsumer;
 
 import org.springframework.web.method.HandlerMethod;
@@ -26,6 +29,21 @@ public interface WebStack {
 	 */
 	default List<String> ruleWarnings(List<PathRule> rules) {
 		return List.of();
+	}
+
+	/**
+	 * Returns the routes of a handler mapped to {@code methods} and {@code patterns}, as the startup report writes
+	 * them: both stacks serve HEAD with a GET handler, so a GET handler's routes name HEAD too.
+	 * @param methods the handler's HTTP methods, none for every method
+	 * @param patterns the handler's path patterns
+	 * @return one route per pattern
+	 */
+	static List<String> routes(Collection<String> methods, Collection<String> patterns) {
+		Set<String> served = new LinkedHashSet<>(methods);
+		if (served.contains("GET")) {
+			served.add("HEAD");
+		}
+		return patterns.stream().map((pattern) -> route(served, pattern)).toList();
 	}
 
 	/**

@@ -1,8 +1,6 @@
 package dev.ratelimit.spring.webflux;
 
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.BiConsumer;
 
 import dev.ratelimit.spring.web.ResolverTypes;
@@ -46,19 +44,9 @@ final class WebFluxStack implements WebStack {
 					routes(info))));
 	}
 
-	/** Returns the routes of a handler; WebFlux serves HEAD with a GET handler. */
 	private static List<String> routes(RequestMappingInfo info) {
-		Set<String> methods = new LinkedHashSet<>();
-		info.getMethodsCondition().getMethods().forEach((method) -> methods.add(method.name()));
-		if (methods.contains("GET")) {
-			methods.add("HEAD");
-		}
-		return info.getPatternsCondition()
-			.getPatterns()
-			.stream()
-			.map(PathPattern::getPatternString)
-			.map((pattern) -> WebStack.route(methods, pattern))
-			.toList();
+		return WebStack.routes(info.getMethodsCondition().getMethods().stream().map(Enum::name).toList(),
+				info.getPatternsCondition().getPatterns().stream().map(PathPattern::getPatternString).toList());
 	}
 
 }

@@ -1,8 +1,6 @@
 package dev.ratelimit.spring.webmvc;
 
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.BiConsumer;
 
 import dev.ratelimit.spring.KeyResolver;
@@ -58,14 +56,9 @@ final class WebMvcStack implements WebStack {
 		return SPRING_SECURITY_PRESENT ? SecurityAnsweredRules.warnings(this.beanFactory, rules) : List.of();
 	}
 
-	/** Returns the routes of a handler; Spring MVC serves HEAD with a GET handler. */
 	private static List<String> routes(RequestMappingInfo info) {
-		Set<String> methods = new LinkedHashSet<>();
-		info.getMethodsCondition().getMethods().forEach((method) -> methods.add(method.name()));
-		if (methods.contains("GET")) {
-			methods.add("HEAD");
-		}
-		return info.getPatternValues().stream().map((pattern) -> WebStack.route(methods, pattern)).toList();
+		return WebStack.routes(info.getMethodsCondition().getMethods().stream().map(Enum::name).toList(),
+				info.getPatternValues());
 	}
 
 	private static HttpServletRequest servlet(LimitedRequest request) {
