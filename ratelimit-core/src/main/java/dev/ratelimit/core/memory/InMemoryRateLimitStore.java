@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -87,6 +89,34 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			return List.of(table(limits.get(0).policy()).decide(limits.get(0).key()));
 		}
 		return whileHeld(stack(limits), InMemoryRateLimitStore::decideHeld);
+	}
+
+	/**
+	 * Decides at once, on the calling thread, as {@link #decideAll} does, except that a decision that loses a
+	 * hot key's word to other threads retries at once instead of parking: the caller's thread never waits.
+	 */
+	@Override
+	public CompletionStage<List<Decision>> decideAllAsync(List<KeyedPolicy> limits) {
+		try {
+			return CompletableFuture.completedFuture(KeyState.withoutWaiting(() -> decideAll(limits)));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/** Gives back at once, on the calling thread, as {@link #giveBack} does, never parking. */
+	@Override
+	public CompletionStage<Void> giveBackAsync(List<KeyedPolicy> limits, List<Decision> decisions) {
+		try {
+			return CompletableFuture.completedFuture(KeyState.withoutWaiting(() -> {
+				giveBack(limits, decisions);
+				return null;
+			}));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	@Override

@@ -3,6 +3,7 @@ package dev.ratelimit.core.memory;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 import dev.ratelimit.core.Decision;
 
@@ -31,6 +32,9 @@ abstract class KeyState {
 	static final int ALLOWED = 1;
 
 	private static final int RETRIES_BEFORE_PARKING = 2;
+
+	/** Set on the thread of a caller that must not wait while the store decides for it. */
+	private static final ThreadLocal<Boolean> MUST_NOT_WAIT = new ThreadLocal<>();
 
 	private static final VarHandle WORD;
 
@@ -86,9 +90,13 @@ abstract class KeyState {
 	 * one only now and then, and the next try wins. After that the key is hot, and the loser parks for the
 	 * shortest time the system grants, as Resilience4j's atomic limiter does, so that the winner goes on
 	 * undisturbed: threads that keep retrying, or only spin between tries, move the word between their caches
-	 * each time and decide at a third of one thread's rate.
+	 * each time and decide at a third of one thread's rate. A caller that {@link #withoutWaiting must not wait},
+	 * such as an event loop, retries at once every time instead: slower on a hot key, but it never parks.
 	 */
 	static int backOff(int losses) {
+		if (MUST_NOT_WAIT.get() != null) {
+			return losses + 1;
+		}
 		if (losses < RETRIES_BEFORE_PARKING) {
 			Thread.onSpinWait();
 		}
@@ -96,6 +104,17 @@ abstract class KeyState {
 			LockSupport.parkNanos(1);
 		}
 		return losses + 1;
+	}
+
+	/** Runs {@code work} on this thread with every lost race retried at once, never parking. */
+	static <T> T withoutWaiting(Supplier<T> work) {
+		MUST_NOT_WAIT.set(Boolean.TRUE);
+		try {
+			return work.get();
+		}
+		finally {
+			MUST_NOT_WAIT.remove();
+		}
 	}
 
 	/**
