@@ -8,6 +8,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# the sample application is the HTTP benchmarks' server
-./mvnw -B -q -pl ratelimit-benchmarks,sample-app -am package -DskipTests
+# the sample applications, on Spring MVC and on WebFlux, are the HTTP benchmarks' servers
+./mvnw -B -q -pl ratelimit-benchmarks,sample-app,sample-webflux-app -am package -DskipTests
 exec java -jar ratelimit-benchmarks/target/benchmarks.jar "$@"

@@ -19,7 +19,7 @@ import java.util.stream.Stream;
 /**
  * The sample application under {@code wrk} on loopback: {@code /demo/gcra}, limited, against its unlimited twin
  * {@code /demo/unlimited}, with the in-memory store and with Redis, once through Lettuce, Spring Boot's default
- * client, and once through Jedis. The limit is raised to 10^8 per second so that nothing is rejected, which every
+ * client, and once through Jedis; the WebFlux sample likewise, on Lettuce alone. The limit is raised to 10^8 per second so that nothing is rejected, which every
  * run checks; the store times out only after two seconds and denies on failure, so that a decision made without
  * Redis would show as a rejection.
  * <p>
@@ -31,6 +31,9 @@ final class HttpSection {
 	private static final String LIMITED = "/demo/gcra";
 
 	private static final String UNLIMITED = "/demo/unlimited";
+
+	/** The prefix of the stores of the WebFlux sample's runs. */
+	private static final String WEBFLUX = "webflux-";
 
 	private static final Pattern RATE = Pattern.compile("Requests/sec:\\s+([0-9.]+)");
 
@@ -48,7 +51,7 @@ final class HttpSection {
 	}
 
 	void run(Suite.Report report) throws Exception {
-		Path jar = sampleJar();
+		Path jar = sampleJar("sample-app");
 		StringBuilder md = new StringBuilder("## HTTP\n\n");
 		if (jar == null) {
 			report.section(md.append("Not measured: build the sample application first ")
@@ -65,13 +68,27 @@ final class HttpSection {
 			.append("On Redis the application runs once with Spring Boot's default client, Lettuce, and once with ")
 			.append("`--spring.data.redis.client-type=jedis`. Rejections are counted: there were none unless the ")
 			.append("table says so.\n\n");
-		md.append("| store | unlimited req/s | limited req/s | limited / unlimited | unlimited p50 | limited p50 | added p50 | non-2xx |\n");
-		md.append("|---|--:|--:|--:|--:|--:|--:|--:|\n");
+		Path webflux = sampleJar("sample-webflux-app");
+		if (webflux != null) {
+			md.append("The WebFlux sample (`java -jar sample-webflux-app.jar`, Reactor Netty, Spring Security in front, ")
+				.append("the same endpoints and YAML) is measured the same way, in memory and on Redis through Lettuce, ")
+				.append("the one client that does not block an event loop.\n\n");
+		}
+		md.append("| stack | store | unlimited req/s | limited req/s | limited / unlimited | unlimited p50 | limited p50 | added p50 | non-2xx |\n");
+		md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|\n");
 		Result memory = measure(jar, "memory", List.of());
 		md.append(memory.row());
 		report.target("HTTP, in memory: the limiter costs ≤ 3% throughput",
 				String.format(Locale.ROOT, "%.1f%%", 100 * (1 - memory.throughputRatio())),
 				memory.throughputRatio() >= 0.97 && memory.rejected == 0);
+		Result webfluxMemory = null;
+		if (webflux != null) {
+			webfluxMemory = measure(webflux, WEBFLUX + "memory", List.of());
+			md.append(webfluxMemory.row());
+			report.target("HTTP on WebFlux, in memory: the limiter costs ≤ 3% throughput",
+					String.format(Locale.ROOT, "%.1f%%", 100 * (1 - webfluxMemory.throughputRatio())),
+					webfluxMemory.throughputRatio() >= 0.97 && webfluxMemory.rejected == 0);
+		}
 		try (RedisServer redis = RedisServer.start()) {
 			List<String> onRedisArguments = List.of("--spring.profiles.active=redis",
 					"--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + redis.port,
@@ -82,6 +99,11 @@ final class HttpSection {
 			onJedisArguments.add("--spring.data.redis.client-type=jedis");
 			Result onJedis = measure(jar, "redis-jedis", onJedisArguments);
 			md.append(onJedis.row());
+			Result webfluxOnLettuce = (webflux != null)
+					? measure(webflux, WEBFLUX + "redis-lettuce", onRedisArguments) : null;
+			if (webfluxOnLettuce != null) {
+				md.append(webfluxOnLettuce.row());
+			}
 			double ping = roundTripMicros(redis, "PING");
 			String sha = redis.command("SCRIPT", "LOAD", RedisSection.script("GCRA"));
 			double script = roundTripMicros(redis, "EVALSHA", sha, "1", "ratelimit:{127.0.0.1}:DemoController.gcra",
@@ -91,6 +113,9 @@ final class HttpSection {
 					+ "arguments), which is the one round trip a decision needs.%n", ping, script));
 			roundTripTarget(report, "Lettuce", onLettuce, script, ping);
 			roundTripTarget(report, "Jedis", onJedis, script, ping);
+			if (webfluxOnLettuce != null) {
+				roundTripTarget(report, "Lettuce on WebFlux", webfluxOnLettuce, script, ping);
+			}
 		}
 		report.section(md.append('\n').toString());
 	}
@@ -227,13 +252,13 @@ final class HttpSection {
 		return micros;
 	}
 
-	private static Path sampleJar() throws IOException {
-		Path target = Path.of("sample-app", "target");
+	private static Path sampleJar(String module) throws IOException {
+		Path target = Path.of(module, "target");
 		if (!Files.isDirectory(target)) {
 			return null;
 		}
 		try (Stream<Path> files = Files.list(target)) {
-			return files.filter((file) -> file.getFileName().toString().matches("sample-app-.*\\.jar"))
+			return files.filter((file) -> file.getFileName().toString().matches(module + "-[0-9].*\\.jar"))
 				.filter((file) -> !file.getFileName().toString().endsWith("-plain.jar"))
 				.findFirst()
 				.orElse(null);
@@ -287,9 +312,12 @@ final class HttpSection {
 			return InMemorySection.Results.median(added);
 		}
 
+		/** The row of the report's table; a WebFlux run's store is named {@code webflux-<store>}. */
 		String row() {
-			return String.format(Locale.ROOT, "| %s | %,.0f | %,.0f | %.3f | %.0f µs | %.0f µs | %+.0f µs | %d |%n",
-					this.store, median(this.unlimitedRates), median(this.limitedRates), throughputRatio(),
+			boolean webflux = this.store.startsWith(WEBFLUX);
+			return String.format(Locale.ROOT, "| %s | %s | %,.0f | %,.0f | %.3f | %.0f µs | %.0f µs | %+.0f µs | %d |%n",
+					webflux ? "WebFlux" : "Spring MVC", webflux ? this.store.substring(WEBFLUX.length()) : this.store,
+					median(this.unlimitedRates), median(this.limitedRates), throughputRatio(),
 					median(this.unlimitedMedians), median(this.limitedMedians), addedMedianMicros(), this.rejected);
 		}
 
