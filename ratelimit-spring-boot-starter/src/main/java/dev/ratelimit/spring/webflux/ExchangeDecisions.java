@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.spring.web.LimitCatalog;
@@ -29,7 +30,7 @@ import org.springframework.web.server.ServerWebExchange;
  * the rate limit headers, answers a rejected request itself with 429, {@code Retry-After} and a problem body
  * written with the application's codecs, and holds a request that a leaky bucket admitted with a delay by
  * subscribing to the rest of its processing only once its slot comes, holding no thread meanwhile: the
- * shaping scheduler releases it, and its handler starts on that scheduler's thread. The permits
+ * shaping scheduler releases it, back on its own event loop. The permits
  * of limits that count only some outcomes are settled when the response commits, with its status.
  */
 final class ExchangeDecisions {
@@ -73,11 +74,24 @@ final class ExchangeDecisions {
 		return exchange.getPrincipal()
 			.doOnNext(request::principal)
 			.then(Mono.defer(() -> this.resolutions.resolve(request, match.limits())))
-			.flatMap((resolved) -> Mono.fromCompletionStage(() -> this.decisions.decideAsync(resolved, match)))
-			.flatMap((verdict) -> carryOut(exchange, verdict, proceed));
+			.flatMap((resolved) -> verdict(this.decisions.decideAsync(resolved, match), request))
+			.flatMap((verdict) -> carryOut(request, verdict, proceed));
 	}
 
-	private <T> Mono<T> carryOut(ServerWebExchange exchange, RequestDecisions.Verdict verdict, Mono<T> proceed) {
+	/**
+	 * The verdict once decided: at once when the store decided on the calling thread, as the in-memory store
+	 * does; else back on the request's own event loop, rather than on the thread that completed the decision,
+	 * the Redis client's I/O thread, which must go on reading replies while the request runs. Answered from
+	 * another thread, a rejection's response was seen to leave its connection unable to take the next request.
+	 */
+	private static Mono<RequestDecisions.Verdict> verdict(CompletionStage<RequestDecisions.Verdict> decided,
+			ExchangeLimitedRequest request) {
+		Mono<RequestDecisions.Verdict> verdict = Mono.fromCompletionStage(decided);
+		return decided.toCompletableFuture().isDone() ? verdict : verdict.publishOn(request.eventLoop());
+	}
+
+	private <T> Mono<T> carryOut(ExchangeLimitedRequest request, RequestDecisions.Verdict verdict, Mono<T> proceed) {
+		ServerWebExchange exchange = request.exchange();
 		ServerHttpResponse response = exchange.getResponse();
 		verdict.headers().forEach((name, values) -> response.getHeaders().addAll(name, values));
 		RequestDecisions.Reservation reservation = verdict.reservation();
@@ -89,17 +103,19 @@ final class ExchangeDecisions {
 		}
 		return switch (verdict.action()) {
 			case PROCEED -> proceed;
-			case HOLD -> hold(proceed, verdict.delayNanos());
+			case HOLD -> hold(proceed, verdict.delayNanos(), request.eventLoop());
 			case REJECT -> write(response,
 					this.exceededHandler.problemDetail(exchange, Objects.requireNonNull(verdict.rejection())));
 			case BAD_REQUEST -> write(response, Objects.requireNonNull(verdict.problem()));
 		};
 	}
 
-	private <T> Mono<T> hold(Mono<T> proceed, long delayNanos) {
+	/** Holds the request until its slot, then lets it go on back on its own event loop. */
+	private <T> Mono<T> hold(Mono<T> proceed, long delayNanos, Scheduler eventLoop) {
 		this.held.incrementAndGet();
 		return Mono.delay(Duration.ofNanos(delayNanos), this.releases)
 			.doFinally((signal) -> this.held.decrementAndGet())
+			.publishOn(eventLoop)
 			.then(proceed);
 	}
 

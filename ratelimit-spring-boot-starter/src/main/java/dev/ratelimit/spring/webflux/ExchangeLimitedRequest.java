@@ -12,6 +12,9 @@ import dev.ratelimit.spring.web.ClientAddresses;
 import dev.ratelimit.spring.web.LimitedRequest;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.Connection;
 import reactor.netty.http.server.HttpServerRequest;
 
 import org.springframework.http.server.PathContainer;
@@ -127,8 +130,27 @@ final class ExchangeLimitedRequest implements LimitedRequest {
 		return new SpelRequest(this);
 	}
 
+	/**
+	 * The scheduler of the thread that serves the request's connection: its Netty event loop on Reactor Netty,
+	 * else Reactor's parallel workers.
+	 */
+	Scheduler eventLoop() {
+		Scheduler loop = null;
+		if (REACTOR_NETTY_PRESENT) {
+			loop = Netty.eventLoop(ServerHttpRequestDecorator.getNativeRequest(this.exchange.getRequest()));
+		}
+		return (loop != null) ? loop : Schedulers.parallel();
+	}
+
 	/** The origin of a request that Reactor Netty received; loaded only when Reactor Netty is present. */
 	private static final class Netty {
+
+		static @Nullable Scheduler eventLoop(Object received) {
+			if (received instanceof Connection connection) {
+				return Schedulers.fromExecutor(connection.channel().eventLoop());
+			}
+			return null;
+		}
 
 		static ClientAddresses.@Nullable Origin origin(Object received) {
 			if (received instanceof HttpServerRequest netty) {

@@ -91,6 +91,17 @@ class RateLimitWebFluxServerIT {
 		}
 	}
 
+	@Test
+	void answersEveryRequestThatRedisDecidesOnItsClientsThread() throws Exception {
+		// without local denials every decision, rejections included, completes on the Redis client's thread
+		try (ConfigurableApplicationContext context = start("redis", "--ratelimit.redis.local-denials=false")) {
+			int port = port(context);
+			for (int i = 0; i < 300; i++) {
+				assertThat(get(port, "/limited", null).statusCode()).as("request %d", i).isEqualTo((i < 3) ? 200 : 429);
+			}
+		}
+	}
+
 	@ParameterizedTest
 	@ValueSource(strings = { "memory", "redis" })
 	void limitsAFunctionalEndpointByRule(String store) throws Exception {
@@ -180,7 +191,9 @@ class RateLimitWebFluxServerIT {
 	}
 
 	private HttpResponse<String> get(int port, String path, String apiKey) throws Exception {
-		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
+		// an answer that never comes fails the test rather than hanging the build
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+			.timeout(Duration.ofSeconds(10));
 		if (apiKey != null) {
 			request.header("X-Api-Key", apiKey);
 		}
