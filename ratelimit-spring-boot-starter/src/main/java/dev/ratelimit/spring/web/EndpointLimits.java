@@ -64,6 +64,18 @@ public record EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shado
 		return (cost != null) ? cost.policy(policy, request, uriVariables) : policy;
 	}
 
+	/**
+	 * Returns whether deciding these limits may read the authenticated principal: a {@code user} key, or a key,
+	 * cost or exemption expression that names {@code #principal}. A stack that can only learn the principal
+	 * asynchronously, and at a cost, asks for it only then.
+	 */
+	public boolean readsPrincipal() {
+		String variable = "#" + KeySource.PRINCIPAL;
+		return this.keySpecs.stream().anyMatch((spec) -> spec.equals(KeySource.USER) || spec.contains(variable))
+				|| this.costs.stream().anyMatch((cost) -> cost != null && cost.text().contains(variable))
+				|| this.exemption.names(variable);
+	}
+
 	/** Returns these limits, then those of each plan. */
 	public List<EndpointLimits> onEveryPlan() {
 		List<EndpointLimits> all = new ArrayList<>();

@@ -58,6 +58,11 @@ public final class Exemption {
 		return new Exemption(this.addresses, this.networks, List.copyOf(conditions));
 	}
 
+	/** Returns whether the condition of any exemption names {@code text}, such as an expression's variable. */
+	boolean names(String text) {
+		return this.conditions.stream().anyMatch((condition) -> condition.spec().contains(text));
+	}
+
 	/** Returns whether {@code request} is exempt. */
 	boolean applies(LimitedRequest request) {
 		if (!this.networks.isEmpty()) {

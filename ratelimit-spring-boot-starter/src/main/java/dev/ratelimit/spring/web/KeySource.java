@@ -18,6 +18,12 @@ import org.springframework.expression.spel.support.SimpleEvaluationContext;
 @FunctionalInterface
 interface KeySource {
 
+	/** The key of requests limited by their user, and the kind its keys start with. */
+	String USER = "user";
+
+	/** The expressions' variable of the authenticated principal. */
+	String PRINCIPAL = "principal";
+
 	/**
 	 * Returns the key of {@code request}, before {@link Keys#safe(String)}.
 	 * @param request the request
@@ -93,7 +99,7 @@ interface KeySource {
 	private static void setRequestVariables(SimpleEvaluationContext context, LimitedRequest request,
 			AddressKey address) {
 		context.setVariable("request", request.unwrap());
-		context.setVariable("principal", request.principal());
+		context.setVariable(PRINCIPAL, request.principal());
 		context.setVariable("ip", address.text(request));
 	}
 

@@ -582,7 +582,7 @@ public final class LimitDefinitions {
 		Expression cost = costExpression(property, action, policy, plans,
 				(rule.getCostExpression() != null) ? rule.getCostExpression() : "");
 		String keySpec = normalizeKey((rule.getKey() != null) ? rule.getKey() : "ip");
-		if (rule.isBeforeSecurity() && keySpec.equals("user")) {
+		if (rule.isBeforeSecurity() && keySpec.equals(KeySource.USER)) {
 			throw new RateLimitConfigurationException("Invalid " + property + ".key: 'user' is never known to a rule "
 					+ "with before-security, which is decided before Spring Security authenticates the request.",
 					action + " Key it by ip, a header or a bean, or decide it after Spring Security.");
@@ -652,7 +652,7 @@ public final class LimitDefinitions {
 		if (spec.equals("ip")) {
 			return KeySource.clientAddress(address);
 		}
-		if (spec.equals("user")) {
+		if (spec.equals(KeySource.USER)) {
 			return KeySource.user(address);
 		}
 		if (spec.equals("global")) {

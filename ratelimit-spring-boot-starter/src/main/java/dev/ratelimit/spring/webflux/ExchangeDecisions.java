@@ -26,7 +26,7 @@ import org.springframework.web.server.ServerWebExchange;
 
 /**
  * Decides an exchange and carries out what {@link RequestDecisions} made of it, without blocking: it resolves
- * the principal and what the endpoint's reactive resolvers answer, decides without waiting for the store, writes
+ * the principal, when a limit reads it, and what the endpoint's reactive resolvers answer, decides without waiting for the store, writes
  * the rate limit headers, answers a rejected request itself with 429, {@code Retry-After} and a problem body
  * written with the application's codecs, and holds a request that a leaky bucket admitted with a delay by
  * subscribing to the rest of its processing only once its slot comes, holding no thread meanwhile: the
@@ -71,9 +71,10 @@ final class ExchangeDecisions {
 	 */
 	<T> Mono<T> decide(ExchangeLimitedRequest request, LimitCatalog.Match match, Mono<T> proceed) {
 		ServerWebExchange exchange = request.exchange();
-		return exchange.getPrincipal()
-			.doOnNext(request::principal)
-			.then(Mono.defer(() -> this.resolutions.resolve(request, match.limits())))
+		// only when a limit reads it: the reactive security context may be loaded through the web session
+		Mono<?> principal = match.limits().readsPrincipal() ? exchange.getPrincipal().doOnNext(request::principal)
+				: Mono.empty();
+		return principal.then(Mono.defer(() -> this.resolutions.resolve(request, match.limits())))
 			.flatMap((resolved) -> verdict(this.decisions.decideAsync(resolved, match), request))
 			.flatMap((verdict) -> carryOut(request, verdict, proceed));
 	}

@@ -4,9 +4,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.security.Principal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
@@ -88,6 +90,24 @@ class RateLimitWebFluxServerIT {
 			assertThat(problem.at("/status").asInt()).isEqualTo(429);
 			assertThat(problem.at("/title").asString()).isEqualTo("Too Many Requests");
 			assertThat(problem.at("/policies/0").asString()).isEqualTo("limited");
+		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "memory", "redis" })
+	void keysEachUserOnTheirOwnAndAsksForThePrincipalOnlyWhenALimitReadsIt(String store) throws Exception {
+		try (ConfigurableApplicationContext context = start(store)) {
+			int port = port(context);
+			AtomicInteger asked = context.getBean(App.class).principalsAsked;
+			assertThat(get(port, "/user", null, "alice").statusCode()).isEqualTo(200);
+			assertThat(get(port, "/user", null, "alice").statusCode()).isEqualTo(429);
+			assertThat(get(port, "/user", null, "bob").statusCode()).isEqualTo(200);
+			assertThat(asked).hasValue(3);
+			for (int i = 0; i < 3; i++) {
+				assertThat(get(port, "/limited", null, "alice").statusCode()).isEqualTo(200);
+			}
+			// keyed by address: the principal, which may cost a session look-up, is never asked for
+			assertThat(asked).hasValue(3);
 		}
 	}
 
@@ -191,11 +211,18 @@ class RateLimitWebFluxServerIT {
 	}
 
 	private HttpResponse<String> get(int port, String path, String apiKey) throws Exception {
+		return get(port, path, apiKey, null);
+	}
+
+	private HttpResponse<String> get(int port, String path, String apiKey, String user) throws Exception {
 		// an answer that never comes fails the test rather than hanging the build
 		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
 			.timeout(Duration.ofSeconds(10));
 		if (apiKey != null) {
 			request.header("X-Api-Key", apiKey);
+		}
+		if (user != null) {
+			request.header("X-User", user);
 		}
 		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
 	}
@@ -206,6 +233,25 @@ class RateLimitWebFluxServerIT {
 			ReactiveUserDetailsServiceAutoConfiguration.class, ReactiveManagementWebSecurityAutoConfiguration.class })
 	@Import(LimitedController.class)
 	static class App {
+
+		final AtomicInteger principalsAsked = new AtomicInteger();
+
+		/** Signs in the user that {@code X-User} names, counting each time the principal is asked for. */
+		@Bean
+		@Order(-50)
+		WebFilter users() {
+			return (exchange, chain) -> {
+				String user = exchange.getRequest().getHeaders().getFirst("X-User");
+				if (user == null) {
+					return chain.filter(exchange);
+				}
+				Mono<Principal> principal = Mono.fromSupplier(() -> {
+					this.principalsAsked.incrementAndGet();
+					return () -> user;
+				});
+				return chain.filter(exchange.mutate().principal(principal).build());
+			};
+		}
 
 		@Bean
 		RouterFunction<ServerResponse> functionalEndpoint() {
@@ -241,6 +287,12 @@ class RateLimitWebFluxServerIT {
 		@RateLimited(limit = 3, window = "1h", name = "limited")
 		Mono<String> limited() {
 			return Mono.just("limited");
+		}
+
+		@GetMapping("/user")
+		@RateLimited(limit = 1, window = "1h", name = "user", key = "user")
+		Mono<String> user() {
+			return Mono.just("user");
 		}
 
 		@GetMapping("/keyed")
