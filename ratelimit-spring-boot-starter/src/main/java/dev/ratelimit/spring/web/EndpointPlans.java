@@ -48,7 +48,8 @@ final class EndpointPlans {
 			plan = this.resolver.apply(request);
 		}
 		catch (RuntimeException ex) {
-			this.warning.warn(() -> "Could not resolve the plan of " + request.describe() + " (" + ex + "): decided by the limits without a plan");
+			this.warning.warn(() -> "Could not resolve the plan of " + request.describe() + " (" + ex
+					+ "): decided by the limits without a plan");
 			return defaults;
 		}
 		if (plan == null || plan.isEmpty()) {

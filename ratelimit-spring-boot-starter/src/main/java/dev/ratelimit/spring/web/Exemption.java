@@ -91,7 +91,8 @@ public final class Exemption {
 			}
 			catch (RuntimeException ex) {
 				if (this.warned.compareAndSet(false, true) && logger.isWarnEnabled()) {
-					logger.warn("Could not evaluate the exemption '" + this.spec + "' for " + request.describe() + " (" + ex + "): the request is limited. Further failures of "
+					logger.warn("Could not evaluate the exemption '" + this.spec + "' for " + request.describe() + " ("
+							+ ex + "): the request is limited. Further failures of "
 							+ "this exemption are not logged.");
 				}
 				return false;

@@ -64,8 +64,8 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 	/** The routes each endpoint's declared limits apply to, once every bean exists. */
 	private volatile Map<EndpointLimits, Set<String>> routes = Map.of();
 
-	public LimitCatalog(LimitDefinitions definitions, WebStack stack, RateLimitStore store, ListableBeanFactory beanFactory,
-			PolicyChanges changes) {
+	public LimitCatalog(LimitDefinitions definitions, WebStack stack, RateLimitStore store,
+			ListableBeanFactory beanFactory, PolicyChanges changes) {
 		this.definitions = definitions;
 		this.beanFactory = beanFactory;
 		this.stack = stack;

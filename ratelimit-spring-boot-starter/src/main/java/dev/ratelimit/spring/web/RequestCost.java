@@ -99,7 +99,8 @@ final class RequestCost {
 	private InvalidCost invalid(RateLimitPolicy policy, LimitedRequest request, String problem,
 			@Nullable String cause) {
 		String detail = "The cost of this request under policy '" + policy.name() + "' " + problem + ".";
-		this.warning.warn(() -> "Cost '" + this.text + "' of " + policy.name() + " for " + request.describe() + " " + problem + ((cause != null) ? " (" + cause + ")" : "")
+		this.warning.warn(() -> "Cost '" + this.text + "' of " + policy.name() + " for " + request.describe() + " "
+				+ problem + ((cause != null) ? " (" + cause + ")" : "")
 				+ (this.shadow ? ": would be answered with 400, let through in shadow mode" : ": answered with 400"));
 		ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
 		body.setType(ABOUT_BLANK);

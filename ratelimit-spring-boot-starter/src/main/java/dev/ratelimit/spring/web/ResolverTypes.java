@@ -18,7 +18,8 @@ import org.springframework.beans.factory.ObjectProvider;
  * @param plans the type of the plan resolver
  * @param exemptions the type of {@code exempt-if=bean:} conditions
  */
-public record ResolverTypes(Type<?, @Nullable String> keys, Type<?, @Nullable String> plans, Type<?, Boolean> exemptions) {
+public record ResolverTypes(Type<?, @Nullable String> keys, Type<?, @Nullable String> plans,
+		Type<?, Boolean> exemptions) {
 
 	/**
 	 * One type of resolver bean.

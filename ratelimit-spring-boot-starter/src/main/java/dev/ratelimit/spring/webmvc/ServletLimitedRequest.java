@@ -14,7 +14,7 @@ import org.springframework.http.server.RequestPath;
 import org.springframework.web.util.ServletRequestPathUtils;
 
 /** A servlet request as its limits see it. */
-public record ServletLimitedRequest(HttpServletRequest request) implements LimitedRequest {
+record ServletLimitedRequest(HttpServletRequest request) implements LimitedRequest {
 
 	@Override
 	public String method() {
