@@ -84,14 +84,14 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 				active.computeIfAbsent(limits, (key) -> new TreeSet<>()).addAll(routes);
 			}
 		});
-		StrayDeclarations.check(this.beanFactory, handlerMethods);
+		StrayDeclarations.check(this.beanFactory, this.stack, handlerMethods);
 		List<PathRule> compiled = this.definitions.rules();
 		for (PathRule rule : compiled) {
 			active.put(rule.limits(), Set.of(WebStack.route(rule.methods(), rule.pattern().getPatternString())
 					+ (rule.beforeSecurity() ? " before Spring Security" : "")));
 		}
 		List<PathRule> afterSecurity = compiled.stream().filter((rule) -> !rule.beforeSecurity()).toList();
-		this.stack.ruleWarnings(afterSecurity).forEach(logger::warn);
+		SecurityAnsweredRules.warnings(this.stack, afterSecurity).forEach(logger::warn);
 		this.definitions.checkOverrides();
 		this.rules = afterSecurity;
 		this.rulesBeforeSecurity = compiled.stream().filter(PathRule::beforeSecurity).toList();

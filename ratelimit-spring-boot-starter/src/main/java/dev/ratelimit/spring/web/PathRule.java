@@ -15,8 +15,8 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param pattern the path pattern
  * @param methods the HTTP methods it applies to, all when empty
  * @param limits the rule's limit
- * @param beforeSecurity whether the rule is decided in the servlet filter ordered before Spring Security's
- * filter chain rather than in the Spring MVC interceptor
+ * @param beforeSecurity whether the rule is decided in the filter ordered before Spring Security's filter chain
+ * rather than with the handlers
  */
 public record PathRule(String property, PathPattern pattern, Set<String> methods, EndpointLimits limits,
 		boolean beforeSecurity) {

@@ -17,8 +17,8 @@ import org.springframework.util.ReflectionUtils;
 import org.springframework.web.method.HandlerMethod;
 
 /**
- * Stops the start at a {@link RateLimited} that no request can reach: the interceptor limits Spring MVC
- * handler methods only, so the annotation on a method of a {@code @Service}, or on a controller method that
+ * Stops the start at a {@link RateLimited} that no request can reach: the web stack limits the handler methods
+ * of its controllers only, so the annotation on a method of a {@code @Service}, or on a controller method that
  * maps no request, would never limit anything.
  */
 final class StrayDeclarations {
@@ -29,9 +29,10 @@ final class StrayDeclarations {
 	/**
 	 * Fails at the first bean whose {@link RateLimited} is not on a handler.
 	 * @param beanFactory the beans to look through
+	 * @param stack the web stack whose handlers are limited
 	 * @param handlers the handler methods of every handler mapping
 	 */
-	static void check(ListableBeanFactory beanFactory, Collection<HandlerMethod> handlers) {
+	static void check(ListableBeanFactory beanFactory, WebStack stack, Collection<HandlerMethod> handlers) {
 		Set<Method> methods = new HashSet<>();
 		Set<Class<?>> controllers = new HashSet<>();
 		handlers.forEach((handler) -> {
@@ -46,20 +47,21 @@ final class StrayDeclarations {
 				continue;
 			}
 			Class<?> userClass = ClassUtils.getUserClass(type);
-			check(userClass, name, methods, controllers.contains(userClass));
+			check(userClass, name, stack, methods, controllers.contains(userClass));
 		}
 	}
 
-	private static void check(Class<?> type, String beanName, Set<Method> handlers, boolean controller) {
+	private static void check(Class<?> type, String beanName, WebStack stack, Set<Method> handlers,
+			boolean controller) {
 		if (!controller && declares(MergedAnnotations.from(type, SearchStrategy.TYPE_HIERARCHY))) {
-			throw stray("@RateLimited on class " + type.getName() + " (bean '" + beanName + "')",
+			throw stray(stack, "@RateLimited on class " + type.getName() + " (bean '" + beanName + "')",
 					"it is no controller: none of its methods handles a request");
 		}
 		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type, ReflectionUtils.USER_DECLARED_METHODS)) {
 			if (!handlers.contains(method)
 					&& declares(MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY))) {
-				throw stray("@RateLimited on " + type.getName() + "." + method.getName() + "() (bean '" + beanName
-						+ "')", MergedAnnotations.from(type, SearchStrategy.TYPE_HIERARCHY).isPresent(Controller.class)
+				throw stray(stack, "@RateLimited on " + type.getName() + "." + method.getName() + "() (bean '"
+						+ beanName + "')", MergedAnnotations.from(type, SearchStrategy.TYPE_HIERARCHY).isPresent(Controller.class)
 								? "the method maps no request" : "the bean is no controller");
 			}
 		}
@@ -69,9 +71,9 @@ final class StrayDeclarations {
 		return annotations.isPresent(RateLimited.class);
 	}
 
-	private static RateLimitConfigurationException stray(String declaration, String reason) {
+	private static RateLimitConfigurationException stray(WebStack stack, String declaration, String reason) {
 		return new RateLimitConfigurationException(declaration + " can never take effect: " + reason
-				+ ", and only Spring MVC handler methods (@RequestMapping, @GetMapping...) are limited.",
+				+ ", and only " + stack.name() + " handler methods (@RequestMapping, @GetMapping...) are limited.",
 				"Move the annotation to the controller method that serves the request, or limit the code with a "
 						+ "dev.ratelimit.core.RateLimiter of your own.");
 	}

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.web;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 
@@ -10,7 +11,8 @@ import org.springframework.web.method.HandlerMethod;
 
 /**
  * What the shared decision path learns at startup of the web stack that serves the application: its handler
- * methods with their routes, and what it has to say of the rules it decides.
+ * methods with their routes, and the paths its Spring Security answers before any rule decided with the
+ * handlers.
  */
 public interface WebStack {
 
@@ -22,13 +24,18 @@ public interface WebStack {
 	void forEachHandler(BiConsumer<HandlerMethod, List<String>> action);
 
 	/**
-	 * Returns one warning per rule decided after the stack's security that a part of the stack answers before
-	 * the rule is ever decided, such as a login page.
-	 * @param rules the rules decided with the handlers
-	 * @return the warnings, none by default
+	 * Returns the stack's name, as startup messages write it.
+	 * @return such as {@code Spring MVC}
 	 */
-	default List<String> ruleWarnings(List<PathRule> rules) {
-		return List.of();
+	String name();
+
+	/**
+	 * Returns the paths that a filter of the application's Spring Security answers itself, such as a login page,
+	 * so that a rule decided with the handlers never applies to them.
+	 * @return each path with the simple name of the filter that answers it, none by default
+	 */
+	default Map<String, String> securityAnsweredPaths() {
+		return Map.of();
 	}
 
 	/**

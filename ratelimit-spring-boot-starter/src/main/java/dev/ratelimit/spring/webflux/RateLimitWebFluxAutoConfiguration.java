@@ -64,7 +64,7 @@ public final class RateLimitWebFluxAutoConfiguration {
 		return new LimitCatalog(
 				new LimitDefinitions(properties, overrides, beanFactory, WebFluxStack.RESOLVERS, clientAddresses,
 						timeSource, policyPlans),
-				new WebFluxStack(handlerMappings), store, beanFactory, changes);
+				new WebFluxStack(handlerMappings, beanFactory), store, beanFactory, changes);
 	}
 
 	@Bean

@@ -1,12 +1,15 @@
 package dev.ratelimit.spring.webflux;
 
 import java.util.List;
+import java.util.Map;
 import java.util.function.BiConsumer;
 
 import dev.ratelimit.spring.web.ResolverTypes;
 import dev.ratelimit.spring.web.WebStack;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.reactive.result.method.RequestMappingInfo;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
@@ -15,7 +18,7 @@ import org.springframework.web.util.pattern.PathPattern;
 /**
  * Spring WebFlux as the shared decision path sees it: the handler methods of its annotated controllers, and the
  * reactive types of its resolver beans, whose answers {@link ReactiveResolutions} gathers before a request is
- * decided.
+ * decided, and the paths that Spring Security's reactive filters answer before the handler adapter.
  */
 final class WebFluxStack implements WebStack {
 
@@ -31,10 +34,26 @@ final class WebFluxStack implements WebStack {
 			new ResolverTypes.Type<>(ReactiveRateLimitExemption.class,
 					(exemption, request) -> Boolean.TRUE.equals(ReactiveResolutions.answer(request, exemption))));
 
+	private static final boolean SPRING_SECURITY_PRESENT = ClassUtils.isPresent(
+			"org.springframework.security.web.server.WebFilterChainProxy", WebFluxStack.class.getClassLoader());
+
 	private final ObjectProvider<RequestMappingHandlerMapping> handlerMappings;
 
-	WebFluxStack(ObjectProvider<RequestMappingHandlerMapping> handlerMappings) {
+	private final ListableBeanFactory beanFactory;
+
+	WebFluxStack(ObjectProvider<RequestMappingHandlerMapping> handlerMappings, ListableBeanFactory beanFactory) {
 		this.handlerMappings = handlerMappings;
+		this.beanFactory = beanFactory;
+	}
+
+	@Override
+	public String name() {
+		return "Spring WebFlux";
+	}
+
+	@Override
+	public Map<String, String> securityAnsweredPaths() {
+		return SPRING_SECURITY_PRESENT ? SecurityWebFilters.answeredPaths(this.beanFactory) : Map.of();
 	}
 
 	@Override

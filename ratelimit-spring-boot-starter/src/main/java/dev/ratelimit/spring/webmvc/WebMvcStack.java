@@ -1,13 +1,13 @@
 package dev.ratelimit.spring.webmvc;
 
 import java.util.List;
+import java.util.Map;
 import java.util.function.BiConsumer;
 
 import dev.ratelimit.spring.KeyResolver;
 import dev.ratelimit.spring.PlanResolver;
 import dev.ratelimit.spring.RateLimitExemption;
 import dev.ratelimit.spring.web.LimitedRequest;
-import dev.ratelimit.spring.web.PathRule;
 import dev.ratelimit.spring.web.ResolverTypes;
 import dev.ratelimit.spring.web.WebStack;
 import jakarta.servlet.http.HttpServletRequest;
@@ -52,8 +52,13 @@ final class WebMvcStack implements WebStack {
 	}
 
 	@Override
-	public List<String> ruleWarnings(List<PathRule> rules) {
-		return SPRING_SECURITY_PRESENT ? SecurityAnsweredRules.warnings(this.beanFactory, rules) : List.of();
+	public String name() {
+		return "Spring MVC";
+	}
+
+	@Override
+	public Map<String, String> securityAnsweredPaths() {
+		return SPRING_SECURITY_PRESENT ? SecurityFilters.answeredPaths(this.beanFactory) : Map.of();
 	}
 
 	private static List<String> routes(RequestMappingInfo info) {
