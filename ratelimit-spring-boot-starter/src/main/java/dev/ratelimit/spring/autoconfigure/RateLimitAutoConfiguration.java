@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ScheduledExecutorService;
@@ -21,6 +22,7 @@ import dev.ratelimit.spring.web.MicrometerRateLimitMetrics;
 import dev.ratelimit.spring.web.NearLimit;
 import dev.ratelimit.spring.web.Networks;
 import dev.ratelimit.spring.web.ObservedDecisions;
+import dev.ratelimit.spring.web.OriginValve;
 import dev.ratelimit.spring.web.PolicyChanges;
 import dev.ratelimit.spring.web.PolicyOverrides;
 import dev.ratelimit.spring.web.PolicyPlans;
@@ -33,6 +35,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.observation.ObservationRegistry;
+import org.apache.catalina.Valve;
+import org.apache.catalina.valves.ValveBase;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -49,6 +53,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.tomcat.TomcatWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -304,6 +310,26 @@ public final class RateLimitAutoConfiguration {
 			return new RequestDecisions(store, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
 					properties.getHeaders().isLegacy(), properties.isShadowHeaders(), new UnresolvedKeys(timeSource),
 					new ShadowLog(timeSource), changes, observer.getIfAvailable());
+		}
+
+		/**
+		 * On Tomcat, for either web stack, the valve that records the socket peer and the forwarding headers as
+		 * received, before {@code RemoteIpValve} rewrites them.
+		 */
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnClass({ TomcatWebServerFactory.class, ValveBase.class })
+		static class TomcatOriginConfiguration {
+
+			@Bean
+			WebServerFactoryCustomizer<TomcatWebServerFactory> rateLimitOriginValveCustomizer() {
+				return (factory) -> {
+					List<Valve> valves = new ArrayList<>();
+					valves.add(new OriginValve());
+					valves.addAll(factory.getEngineValves());
+					factory.setEngineValves(valves);
+				};
+			}
+
 		}
 
 	}

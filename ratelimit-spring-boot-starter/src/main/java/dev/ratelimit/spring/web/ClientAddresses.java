@@ -1,8 +1,6 @@
 package dev.ratelimit.spring.web;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Enumeration;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -156,14 +154,11 @@ public final class ClientAddresses {
 	 */
 	public record Origin(String socketAddress, List<String> forwarded, List<String> forwardedFor) {
 
-		/**
-		 * Returns the lines of a header as an enumeration gives them, none for null.
-		 * @param lines the lines, or null
-		 * @return the lines, in order
-		 */
-		public static List<String> lines(@Nullable Enumeration<String> lines) {
-			return (lines == null || !lines.hasMoreElements()) ? List.of() : List.copyOf(Collections.list(lines));
-		}
+		/** The name of the standard forwarding header, RFC 7239. */
+		public static final String FORWARDED = "Forwarded";
+
+		/** The name of the de facto forwarding header. */
+		public static final String X_FORWARDED_FOR = "X-Forwarded-For";
 
 	}
 

@@ -10,6 +10,7 @@ import java.util.Map;
 
 import dev.ratelimit.spring.web.ClientAddresses;
 import dev.ratelimit.spring.web.LimitedRequest;
+import dev.ratelimit.spring.web.ServletOrigin;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
@@ -39,9 +40,6 @@ final class ExchangeLimitedRequest implements LimitedRequest {
 	private static final boolean SERVLET_PRESENT = ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest",
 			ExchangeLimitedRequest.class.getClassLoader());
 
-	private static final String FORWARDED = "Forwarded";
-
-	private static final String X_FORWARDED_FOR = "X-Forwarded-For";
 
 	private final ServerWebExchange exchange;
 
@@ -120,8 +118,8 @@ final class ExchangeLimitedRequest implements LimitedRequest {
 			return origin;
 		}
 		return new ClientAddresses.Origin(address(request.getRemoteAddress()),
-				List.copyOf(request.getHeaders().getOrEmpty(FORWARDED)),
-				List.copyOf(request.getHeaders().getOrEmpty(X_FORWARDED_FOR)));
+				List.copyOf(request.getHeaders().getOrEmpty(ClientAddresses.Origin.FORWARDED)),
+				List.copyOf(request.getHeaders().getOrEmpty(ClientAddresses.Origin.X_FORWARDED_FOR)));
 	}
 
 	/** A view with the methods of a servlet request, so that an expression reads the same on both stacks. */
@@ -155,7 +153,8 @@ final class ExchangeLimitedRequest implements LimitedRequest {
 		static ClientAddresses.@Nullable Origin origin(Object received) {
 			if (received instanceof HttpServerRequest netty) {
 				return new ClientAddresses.Origin(address(netty.connectionRemoteAddress()),
-						netty.requestHeaders().getAll(FORWARDED), netty.requestHeaders().getAll(X_FORWARDED_FOR));
+						netty.requestHeaders().getAll(ClientAddresses.Origin.FORWARDED),
+						netty.requestHeaders().getAll(ClientAddresses.Origin.X_FORWARDED_FOR));
 			}
 			return null;
 		}
@@ -166,12 +165,7 @@ final class ExchangeLimitedRequest implements LimitedRequest {
 	private static final class Servlet {
 
 		static ClientAddresses.@Nullable Origin origin(Object received) {
-			if (received instanceof HttpServletRequest servlet) {
-				return new ClientAddresses.Origin(String.valueOf(servlet.getRemoteAddr()),
-						ClientAddresses.Origin.lines(servlet.getHeaders(FORWARDED)),
-						ClientAddresses.Origin.lines(servlet.getHeaders(X_FORWARDED_FOR)));
-			}
-			return null;
+			return (received instanceof HttpServletRequest servlet) ? ServletOrigin.of(servlet) : null;
 		}
 
 	}

@@ -1,7 +1,5 @@
 package dev.ratelimit.spring.webmvc;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 
 import dev.ratelimit.core.RateLimitStore;
@@ -19,7 +17,6 @@ import dev.ratelimit.spring.web.RequestDecisions;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.apache.catalina.Valve;
-import org.apache.catalina.valves.ValveBase;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -31,8 +28,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
-import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
-import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -71,26 +66,6 @@ public final class RateLimitWebMvcAutoConfiguration {
 				new LimitDefinitions(properties, overrides, beanFactory, WebMvcStack.RESOLVERS, clientAddresses,
 						timeSource, policyPlans),
 				new WebMvcStack(handlerMappings, beanFactory), store, beanFactory, changes);
-	}
-
-	/**
-	 * On Tomcat, the valve that records the socket peer and the forwarding headers as received, before
-	 * {@code RemoteIpValve} rewrites them.
-	 */
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass({ TomcatServletWebServerFactory.class, ValveBase.class })
-	static class TomcatOriginConfiguration {
-
-		@Bean
-		WebServerFactoryCustomizer<TomcatServletWebServerFactory> rateLimitOriginValveCustomizer() {
-			return (factory) -> {
-				List<Valve> valves = new ArrayList<>();
-				valves.add(new OriginValve());
-				valves.addAll(factory.getEngineValves());
-				factory.setEngineValves(valves);
-			};
-		}
-
 	}
 
 	@Bean

@@ -4,8 +4,7 @@ import java.security.Principal;
 
 import dev.ratelimit.spring.web.ClientAddresses;
 import dev.ratelimit.spring.web.LimitedRequest;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletRequestWrapper;
+import dev.ratelimit.spring.web.ServletOrigin;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -49,23 +48,9 @@ record ServletLimitedRequest(HttpServletRequest request) implements LimitedReque
 		return this.request.getUserPrincipal();
 	}
 
-	/**
-	 * Reads the origin from the {@link OriginValve}'s attribute on Tomcat, else from the innermost request under
-	 * every wrapper, whatever the wrappers made of it.
-	 */
 	@Override
 	public ClientAddresses.Origin origin() {
-		if (this.request.getAttribute(OriginValve.ORIGIN) instanceof ClientAddresses.Origin origin) {
-			return origin;
-		}
-		ServletRequest innermost = this.request;
-		while (innermost instanceof ServletRequestWrapper wrapper) {
-			innermost = wrapper.getRequest();
-		}
-		HttpServletRequest received = (innermost instanceof HttpServletRequest http) ? http : this.request;
-		return new ClientAddresses.Origin(String.valueOf(innermost.getRemoteAddr()),
-				ClientAddresses.Origin.lines(received.getHeaders("Forwarded")),
-				ClientAddresses.Origin.lines(received.getHeaders("X-Forwarded-For")));
+		return ServletOrigin.of(this.request);
 	}
 
 	@Override

@@ -1,8 +1,7 @@
-package dev.ratelimit.spring.webmvc;
+package dev.ratelimit.spring.web;
 
 import java.util.List;
 
-import dev.ratelimit.spring.web.ClientAddresses;
 import jakarta.servlet.http.HttpServletRequest;
 import org.junit.jupiter.api.Test;
 
@@ -13,10 +12,10 @@ import org.springframework.web.filter.ForwardedHeaderFilter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A servlet request's origin is what the connection delivered, whatever a wrapper or a valve made of the
- * request's address and headers.
+ * A servlet request's origin, on either web stack, is what the connection delivered, whatever a wrapper or a
+ * valve made of the request's address and headers.
  */
-class ServletLimitedRequestTests {
+class ServletOriginTests {
 
 	@Test
 	void readsTheAddressAndHeadersUnderEveryWrapper() throws Exception {
@@ -29,7 +28,7 @@ class ServletLimitedRequestTests {
 		// the filter trusts every client, and hides the header
 		assertThat(wrapped[0].getRemoteAddr()).isEqualTo("198.51.100.1");
 		assertThat(wrapped[0].getHeader("X-Forwarded-For")).isNull();
-		assertThat(new ServletLimitedRequest(wrapped[0]).origin())
+		assertThat(ServletOrigin.of(wrapped[0]))
 			.isEqualTo(new ClientAddresses.Origin("10.0.0.1", List.of(), List.of("198.51.100.1")));
 	}
 
@@ -38,8 +37,8 @@ class ServletLimitedRequestTests {
 		MockHttpServletRequest request = new MockHttpServletRequest();
 		request.setRemoteAddr("198.51.100.66");
 		ClientAddresses.Origin recorded = new ClientAddresses.Origin("10.0.0.1", List.of(), List.of("198.51.100.1"));
-		request.setAttribute(OriginValve.ORIGIN, recorded);
-		assertThat(new ServletLimitedRequest(request).origin()).isSameAs(recorded);
+		request.setAttribute(ServletOrigin.ATTRIBUTE, recorded);
+		assertThat(ServletOrigin.of(request)).isSameAs(recorded);
 	}
 
 }
