@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.spring.web.LimitCatalog;
@@ -26,12 +26,12 @@ import org.springframework.web.server.ServerWebExchange;
 
 /**
  * Decides an exchange and carries out what {@link RequestDecisions} made of it, without blocking: it resolves
- * the principal, when a limit reads it, and what the endpoint's reactive resolvers answer, decides without waiting for the store, writes
- * the rate limit headers, answers a rejected request itself with 429, {@code Retry-After} and a problem body
- * written with the application's codecs, and holds a request that a leaky bucket admitted with a delay by
- * subscribing to the rest of its processing only once its slot comes, holding no thread meanwhile: the
- * shaping scheduler releases it, back on its own event loop. The permits
- * of limits that count only some outcomes are settled when the response commits, with its status.
+ * the principal, when a limit reads it, and what the endpoint's reactive resolvers answer, decides without
+ * waiting for the store, writes the rate limit headers, answers a rejected request itself with 429,
+ * {@code Retry-After} and a problem body written with the application's codecs, and holds a request that a leaky
+ * bucket admitted with a delay by subscribing to the rest of its processing only once its slot comes, holding
+ * no thread meanwhile: the shaping scheduler releases it, back on its own event loop. The permits of limits that
+ * count only some outcomes are settled when the response commits, with its status.
  */
 final class ExchangeDecisions {
 
@@ -70,25 +70,32 @@ final class ExchangeDecisions {
 	 * the request's delay, or never when the request was answered here.
 	 */
 	<T> Mono<T> decide(ExchangeLimitedRequest request, LimitCatalog.Match match, Mono<T> proceed) {
-		ServerWebExchange exchange = request.exchange();
 		// only when a limit reads it: the reactive security context may be loaded through the web session
-		Mono<?> principal = match.limits().readsPrincipal() ? exchange.getPrincipal().doOnNext(request::principal)
-				: Mono.empty();
-		return principal.then(Mono.defer(() -> this.resolutions.resolve(request, match.limits())))
-			.flatMap((resolved) -> verdict(this.decisions.decideAsync(resolved, match), request))
-			.flatMap((verdict) -> carryOut(request, verdict, proceed));
+		boolean principal = match.limits().readsPrincipal();
+		if (!principal && !this.resolutions.consulted(match.limits())) {
+			return Mono.defer(() -> decided(request, match, proceed));
+		}
+		Mono<?> known = principal ? request.exchange().getPrincipal().doOnNext(request::principal) : Mono.empty();
+		return known.then(Mono.defer(() -> this.resolutions.resolve(request, match.limits())))
+			.flatMap((resolved) -> decided(resolved, match, proceed));
 	}
 
 	/**
-	 * The verdict once decided: at once when the store decided on the calling thread, as the in-memory store
-	 * does; else back on the request's own event loop, rather than on the thread that completed the decision,
-	 * the Redis client's I/O thread, which must go on reading replies while the request runs. Answered from
-	 * another thread, a rejection's response was seen to leave its connection unable to take the next request.
+	 * Carries out the verdict once decided: at once when the store decided on the calling thread, as the
+	 * in-memory store does; else back on the request's own event loop, rather than on the thread that completed
+	 * the decision, the Redis client's I/O thread, which must go on reading replies while the request runs.
+	 * Answered from another thread, a rejection's response was seen to leave its connection unable to take the
+	 * next request.
 	 */
-	private static Mono<RequestDecisions.Verdict> verdict(CompletionStage<RequestDecisions.Verdict> decided,
-			ExchangeLimitedRequest request) {
+	private <T> Mono<T> decided(ExchangeLimitedRequest request, LimitCatalog.Match match, Mono<T> proceed) {
+		CompletableFuture<RequestDecisions.Verdict> decided = this.decisions.decideAsync(request, match)
+			.toCompletableFuture();
+		if (decided.isDone() && !decided.isCompletedExceptionally()) {
+			return carryOut(request, decided.join(), proceed);
+		}
 		Mono<RequestDecisions.Verdict> verdict = Mono.fromCompletionStage(decided);
-		return decided.toCompletableFuture().isDone() ? verdict : verdict.publishOn(request.eventLoop());
+		return (decided.isDone() ? verdict : verdict.publishOn(request.eventLoop()))
+			.flatMap((done) -> carryOut(request, done, proceed));
 	}
 
 	private <T> Mono<T> carryOut(ExchangeLimitedRequest request, RequestDecisions.Verdict verdict, Mono<T> proceed) {

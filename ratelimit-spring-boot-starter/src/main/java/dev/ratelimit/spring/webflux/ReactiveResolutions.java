@@ -26,9 +26,14 @@ final class ReactiveResolutions {
 
 	private final Map<EndpointLimits, List<Resolution>> byEndpoint = new ConcurrentHashMap<>();
 
+	/** Whether the limits consult a reactive resolver, whose answer must be resolved first. */
+	boolean consulted(EndpointLimits limits) {
+		return !resolutions(limits).isEmpty();
+	}
+
 	/** Resolves what the limits consult, then gives the request back. */
 	Mono<ExchangeLimitedRequest> resolve(ExchangeLimitedRequest request, EndpointLimits limits) {
-		List<Resolution> resolutions = this.byEndpoint.computeIfAbsent(limits, ReactiveResolutions::resolutions);
+		List<Resolution> resolutions = resolutions(limits);
 		if (resolutions.isEmpty()) {
 			return Mono.just(request);
 		}
@@ -43,7 +48,11 @@ final class ReactiveResolutions {
 			.then(Mono.just(request));
 	}
 
-	private static List<Resolution> resolutions(EndpointLimits limits) {
+	private List<Resolution> resolutions(EndpointLimits limits) {
+		return this.byEndpoint.computeIfAbsent(limits, ReactiveResolutions::consultedBy);
+	}
+
+	private static List<Resolution> consultedBy(EndpointLimits limits) {
 		List<Resolution> resolutions = new ArrayList<>();
 		for (Object bean : limits.resolvers()) {
 			if (bean instanceof ReactiveKeyResolver keys) {
