@@ -2,14 +2,17 @@ package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.web.RateLimitConfigurationException;
+import dev.ratelimit.spring.webflux.RateLimitWebFluxAutoConfiguration;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -46,6 +49,18 @@ class IneffectiveDeclarationTests {
 				.hasMessage("@RateLimited on " + OrderService.class.getName() + ".orders() (bean '"
 						+ "ineffectiveDeclarationTests.OrderService') can never take effect: the bean is no controller, "
 						+ "and only Spring MVC handler methods (@RequestMapping, @GetMapping...) are limited."));
+	}
+
+	@Test
+	void namesTheWebStackThatLimitsHandlers() {
+		new ReactiveWebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
+					RateLimitWebFluxAutoConfiguration.class, WebFluxAutoConfiguration.class))
+			.withUserConfiguration(OrderService.class)
+			.run((context) -> assertThat(cause(context.getStartupFailure()))
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.hasMessageEndingWith("the bean is no controller, and only Spring WebFlux handler methods "
+						+ "(@RequestMapping, @GetMapping...) are limited."));
 	}
 
 	@Test

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.core.testing.BlockingCallsFail;
 import dev.ratelimit.core.testing.ManualScheduler;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
@@ -22,12 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Mono;
 
 import org.springframework.boot.SpringApplication;
-import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.ReactiveUserDetailsServiceAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.actuate.web.reactive.ReactiveManagementWebSecurityAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
@@ -107,10 +103,7 @@ class WebFluxShapingIT {
 		return registry.get("ratelimit.decisions").tags("policy", "queued", "outcome", outcome).counter().count();
 	}
 
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	// Spring Security is on the test classpath for the servlet tests; it would secure every endpoint here
-	@EnableAutoConfiguration(exclude = { ReactiveWebSecurityAutoConfiguration.class,
-			ReactiveUserDetailsServiceAutoConfiguration.class, ReactiveManagementWebSecurityAutoConfiguration.class })
+	@WebFluxTestApplication
 	@Import(QueuedController.class)
 	static class App {
 

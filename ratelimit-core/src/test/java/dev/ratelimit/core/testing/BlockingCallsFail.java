@@ -1,0 +1,61 @@
+package dev.ratelimit.core.testing;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingOperationError;
+import reactor.core.publisher.Mono;
+
+/**
+ * Installs BlockHound before the first test class of a JVM that runs WebFlux tests: from then on, any blocking
+ * call on a non-blocking thread (Reactor's, Netty's event loops, Lettuce's) fails with
+ * {@code BlockingOperationError}. It then makes such a call itself, and fails every test class while that call
+ * goes through, so that the tests never pass unwatched. BlockHound itself fails to install on a JDK run without
+ * {@code -XX:+AllowRedefinitionToAddDeleteMethods}.
+ */
+public final class BlockingCallsFail implements BeforeAllCallback {
+
+	private static volatile boolean watching;
+
+	@Override
+	public void beforeAll(ExtensionContext context) {
+		if (!watching) {
+			install();
+		}
+	}
+
+	private static synchronized void install() {
+		if (watching) {
+			return;
+		}
+		BlockHound.install();
+		Throwable caught = null;
+		try {
+			Mono.delay(Duration.ofMillis(1)).doOnNext((tick) -> sleep()).block();
+		}
+		catch (RuntimeException ex) {
+			caught = ex;
+		}
+		Throwable root = caught;
+		while (root != null && root.getCause() != null) {
+			root = root.getCause();
+		}
+		if (!(root instanceof BlockingOperationError)) {
+			throw new IllegalStateException("BlockHound is installed but let a blocking call through on a "
+					+ "non-blocking thread", caught);
+		}
+		watching = true;
+	}
+
+	private static void sleep() {
+		try {
+			Thread.sleep(1);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}
