@@ -70,10 +70,11 @@ public record EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shado
 	 * asynchronously, and at a cost, asks for it only then.
 	 */
 	public boolean readsPrincipal() {
-		String variable = "#" + KeySource.PRINCIPAL;
-		return this.keySpecs.stream().anyMatch((spec) -> spec.equals(KeySource.USER) || spec.contains(variable))
-				|| this.costs.stream().anyMatch((cost) -> cost != null && cost.text().contains(variable))
-				|| this.exemption.names(variable);
+		return this.keySpecs.stream()
+			.anyMatch((spec) -> spec.equals(KeySource.USER) || KeySource.mayRead(spec, KeySource.PRINCIPAL))
+				|| this.costs.stream()
+					.anyMatch((cost) -> cost != null && KeySource.mayRead(cost.text(), KeySource.PRINCIPAL))
+				|| this.exemption.mayRead(KeySource.PRINCIPAL);
 	}
 
 	/** Returns these limits, then those of each plan. */

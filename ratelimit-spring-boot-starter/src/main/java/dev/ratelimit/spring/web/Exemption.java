@@ -44,7 +44,7 @@ public final class Exemption {
 	/** Returns this exemption with requests for which the SpEL {@code expression} is true exempt too. */
 	Exemption orIf(String spec, Expression expression, AddressKey address) {
 		return or(new Condition(spec, (request) -> Boolean.TRUE
-			.equals(expression.getValue(KeySource.requestContext(request, address), Boolean.class))));
+			.equals(expression.getValue(KeySource.requestContext(expression, request, address), Boolean.class))));
 	}
 
 	/** Returns this exemption with the requests that {@code exemption} exempts exempt too. */
@@ -58,9 +58,9 @@ public final class Exemption {
 		return new Exemption(this.addresses, this.networks, List.copyOf(conditions));
 	}
 
-	/** Returns whether the condition of any exemption names {@code text}, such as an expression's variable. */
-	boolean names(String text) {
-		return this.conditions.stream().anyMatch((condition) -> condition.spec().contains(text));
+	/** Returns whether the condition of any exemption may read an expression's variable. */
+	boolean mayRead(String variable) {
+		return this.conditions.stream().anyMatch((condition) -> KeySource.mayRead(condition.spec(), variable));
 	}
 
 	/** Returns whether {@code request} is exempt. */

@@ -24,6 +24,9 @@ interface KeySource {
 	/** The expressions' variable of the authenticated principal. */
 	String PRINCIPAL = "principal";
 
+	/** The expressions' variable of the client address, as keys write it. */
+	String IP = "ip";
+
 	/**
 	 * Returns the key of {@code request}, before {@link Keys#safe(String)}.
 	 * @param request the request
@@ -62,33 +65,44 @@ interface KeySource {
 	 */
 	static KeySource expression(Expression expression, List<ParameterBinding> bindings, AddressKey address) {
 		return (request, uriVariables) -> {
-			Object value = expression.getValue(handlerContext(request, uriVariables, bindings, address));
+			Object value = expression.getValue(handlerContext(expression, request, uriVariables, bindings, address));
 			return orAddress("spel:", (value != null) ? value.toString() : null, request, address);
 		};
+	}
+
+	/**
+	 * Returns whether an expression may read a variable: whether its text names it, which every reading does.
+	 * @param expression the expression's text
+	 * @param variable the variable's name, without {@code #}
+	 */
+	static boolean mayRead(String expression, String variable) {
+		return expression.contains("#" + variable);
 	}
 
 	/**
 	 * Returns the context of a {@code spel:} key: the variables of {@link #requestContext}, every URI template
 	 * variable by name, then every binding.
 	 */
-	static SimpleEvaluationContext handlerContext(LimitedRequest request, Map<String, String> uriVariables,
-			List<ParameterBinding> bindings, AddressKey address) {
+	static SimpleEvaluationContext handlerContext(Expression expression, LimitedRequest request,
+			Map<String, String> uriVariables, List<ParameterBinding> bindings, AddressKey address) {
 		SimpleEvaluationContext context = readOnlyContext();
 		uriVariables.forEach(context::setVariable);
 		for (ParameterBinding binding : bindings) {
 			context.setVariable(binding.variable(), binding.value(request, uriVariables));
 		}
-		setRequestVariables(context, request, address);
+		setRequestVariables(context, expression, request, address);
 		return context;
 	}
 
 	/**
-	 * Returns a context with the variables {@code #request}, {@code #principal} and {@code #ip} (the client
-	 * address as keys write it) that can read properties and call methods but not reach types or beans.
+	 * Returns a context for {@code expression} with the variables {@code #request}, {@code #principal} and
+	 * {@code #ip} (the client address as keys write it) that can read properties and call methods but not reach
+	 * types or beans.
 	 */
-	static SimpleEvaluationContext requestContext(LimitedRequest request, AddressKey address) {
+	static SimpleEvaluationContext requestContext(Expression expression, LimitedRequest request,
+			AddressKey address) {
 		SimpleEvaluationContext context = readOnlyContext();
-		setRequestVariables(context, request, address);
+		setRequestVariables(context, expression, request, address);
 		return context;
 	}
 
@@ -96,11 +110,14 @@ interface KeySource {
 		return SimpleEvaluationContext.forReadOnlyDataBinding().withInstanceMethods().build();
 	}
 
-	private static void setRequestVariables(SimpleEvaluationContext context, LimitedRequest request,
-			AddressKey address) {
+	private static void setRequestVariables(SimpleEvaluationContext context, Expression expression,
+			LimitedRequest request, AddressKey address) {
 		context.setVariable("request", request.unwrap());
 		context.setVariable(PRINCIPAL, request.principal());
-		context.setVariable("ip", address.text(request));
+		// resolving the client address walks the forwarding headers: only for an expression that may read it
+		if (mayRead(expression.getExpressionString(), IP)) {
+			context.setVariable(IP, address.text(request));
+		}
 	}
 
 	private static String orAddress(String kind, @Nullable String value, LimitedRequest request,

@@ -61,8 +61,8 @@ final class RequestCost {
 	RateLimitPolicy policy(RateLimitPolicy policy, LimitedRequest request, Map<String, String> uriVariables) {
 		Object value;
 		try {
-			value = this.expression
-				.getValue(KeySource.handlerContext(request, uriVariables, this.bindings, this.address));
+			value = this.expression.getValue(
+					KeySource.handlerContext(this.expression, request, uriVariables, this.bindings, this.address));
 		}
 		catch (RuntimeException ex) {
 			throw invalid(policy, request, "could not be computed", ex.toString());
