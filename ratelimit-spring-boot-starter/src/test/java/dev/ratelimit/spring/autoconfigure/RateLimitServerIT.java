@@ -29,8 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
- * Tests on a real server what a mock one does not do: error dispatches, and the console report of a
- * configuration mistake.
+ * Tests on a real server what a mock one does not do: error dispatches, a context path, and the console report
+ * of a configuration mistake.
  */
 @ExtendWith({ QuietOutput.class, OutputCaptureExtension.class })
 class RateLimitServerIT {
@@ -75,6 +75,22 @@ class RateLimitServerIT {
 		}
 	}
 
+	@Test
+	void matchesRulesAndAnnotationsWithinTheContextPath() throws Exception {
+		try (ConfigurableApplicationContext context = SpringApplication.run(App.class, "--server.port=0",
+				"--server.servlet.context-path=/api", "--ratelimit.rules[0].path=/plain",
+				"--ratelimit.rules[0].limit=1", "--ratelimit.rules[0].window=1m", "--ratelimit.rules[0].name=plain",
+				"--ratelimit.rules[1].path=/tenant", "--ratelimit.rules[1].limit=2", "--ratelimit.rules[1].window=1m",
+				"--ratelimit.rules[1].name=early", "--ratelimit.rules[1].before-security=true")) {
+			int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+			assertThat(status(port, "/api/plain")).isEqualTo(200);
+			assertThat(status(port, "/api/plain")).isEqualTo(429);
+			// the rule decided before security, then the annotation, each in a line of its own
+			assertThat(send(port, "/api/tenant?tenant=a").headers().allValues("RateLimit-Policy"))
+				.containsExactly("\"early\";q=2;w=60", "\"tenant\";q=10;w=60");
+		}
+	}
+
 	private int status(int port, String path) throws Exception {
 		return send(port, path).statusCode();
 	}
@@ -105,6 +121,11 @@ class RateLimitServerIT {
 		@GetMapping("/boom")
 		String boom() {
 			throw new IllegalStateException("boom");
+		}
+
+		@GetMapping("/plain")
+		String plain() {
+			return "plain";
 		}
 
 		@GetMapping("/tenant")

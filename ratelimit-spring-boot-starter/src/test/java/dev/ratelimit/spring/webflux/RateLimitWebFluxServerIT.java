@@ -130,6 +130,22 @@ class RateLimitWebFluxServerIT {
 		}
 	}
 
+	@Test
+	void matchesRulesAndAnnotationsWithinTheBasePath() throws Exception {
+		try (ConfigurableApplicationContext context = start("memory", "--spring.webflux.base-path=/api",
+				"--ratelimit.rules[0].path=/fn/**", "--ratelimit.rules[0].limit=1", "--ratelimit.rules[0].window=1m",
+				"--ratelimit.rules[0].name=fn", "--ratelimit.rules[1].path=/limited", "--ratelimit.rules[1].limit=5",
+				"--ratelimit.rules[1].window=1m", "--ratelimit.rules[1].name=early",
+				"--ratelimit.rules[1].before-security=true")) {
+			int port = port(context);
+			assertThat(get(port, "/api/fn/hello", null).statusCode()).isEqualTo(200);
+			assertThat(get(port, "/api/fn/hello", null).statusCode()).isEqualTo(429);
+			// the rule decided before security, then the annotation, each in a line of its own
+			assertThat(get(port, "/api/limited", null).headers().allValues("RateLimit-Policy"))
+				.containsExactly("\"early\";q=5;w=60", "\"limited\";q=3;w=3600");
+		}
+	}
+
 	@ParameterizedTest
 	@ValueSource(strings = { "memory", "redis" })
 	void limitsBeforeSecurityWhatAFilterAnswersItself(String store) throws Exception {
