@@ -22,6 +22,7 @@ import dev.ratelimit.spring.web.MicrometerRateLimitMetrics;
 import dev.ratelimit.spring.web.NearLimit;
 import dev.ratelimit.spring.web.Networks;
 import dev.ratelimit.spring.web.ObservedDecisions;
+import dev.ratelimit.spring.web.OriginCustomizer;
 import dev.ratelimit.spring.web.OriginValve;
 import dev.ratelimit.spring.web.PolicyChanges;
 import dev.ratelimit.spring.web.PolicyOverrides;
@@ -39,6 +40,7 @@ import org.apache.catalina.Valve;
 import org.apache.catalina.valves.ValveBase;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.eclipse.jetty.server.HttpConfiguration;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -53,6 +55,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.jetty.JettyWebServerFactory;
 import org.springframework.boot.tomcat.TomcatWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.context.annotation.Bean;
@@ -328,6 +331,21 @@ public final class RateLimitAutoConfiguration {
 					valves.addAll(factory.getEngineValves());
 					factory.setEngineValves(valves);
 				};
+			}
+
+		}
+
+		/**
+		 * On Jetty, for either web stack, the request customizer that records the socket peer and the forwarding
+		 * headers as received, before {@code ForwardedRequestCustomizer} rewrites them.
+		 */
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnClass({ JettyWebServerFactory.class, HttpConfiguration.class })
+		static class JettyOriginConfiguration {
+
+			@Bean
+			WebServerFactoryCustomizer<JettyWebServerFactory> rateLimitOriginCustomizer() {
+				return (factory) -> factory.addServerCustomizers(OriginCustomizer::installOn);
 			}
 
 		}

@@ -1,0 +1,151 @@
+package dev.ratelimit.spring.jetty;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ratelimit.spring.RateLimited;
+import jakarta.servlet.http.HttpServletRequest;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import reactor.core.publisher.Mono;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.jetty.reactive.JettyReactiveWebServerFactory;
+import org.springframework.boot.jetty.servlet.JettyServletWebServerFactory;
+import org.springframework.boot.security.autoconfigure.ReactiveUserDetailsServiceAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.actuate.web.reactive.ReactiveManagementWebSecurityAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests that on Jetty, Spring MVC and WebFlux alike key a request by the address its connection came from, even
+ * under {@code server.forward-headers-strategy=native}, whose {@code ForwardedRequestCustomizer} believes the
+ * forwarding headers of every client. Maven runs these tests in a JVM of their own, the one with Jetty's servlet
+ * container: Spring Boot would prefer it to Tomcat in every other test.
+ */
+class JettyOriginIT {
+
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	enum Stack {
+
+		SPRING_MVC(ServletApp.class, WebApplicationType.SERVLET), WEBFLUX(ReactiveApp.class, WebApplicationType.REACTIVE);
+
+		final Class<?> application;
+
+		final WebApplicationType type;
+
+		Stack(Class<?> application, WebApplicationType type) {
+			this.application = application;
+			this.type = type;
+		}
+
+	}
+
+	@ParameterizedTest
+	@EnumSource(Stack.class)
+	void keysBySocketPeerWhateverTheNativeStrategyBelieved(Stack stack) throws Exception {
+		SpringApplication application = new SpringApplication(stack.application);
+		application.setWebApplicationType(stack.type);
+		try (ConfigurableApplicationContext context = application.run("--server.port=0",
+				"--server.forward-headers-strategy=native")) {
+			int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+			// the application itself sees the address that the header claims
+			assertThat(get(port, "/address", "198.51.100.7").body()).isEqualTo("198.51.100.7");
+			List<Integer> statuses = new ArrayList<>();
+			for (int i = 0; i < 4; i++) {
+				statuses.add(get(port, "/limited", "198.51.100." + i).statusCode());
+			}
+			// one client behind four made-up addresses: one quota, the loopback peer's
+			assertThat(statuses).containsExactly(200, 200, 429, 429);
+		}
+	}
+
+	private HttpResponse<String> get(int port, String path, String forwardedFor) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+			.header("X-Forwarded-For", forwardedFor)
+			.timeout(Duration.ofSeconds(10))
+			.build();
+		return this.http.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	// Spring Security is on the test classpath for other tests; it would secure every endpoint here
+	@EnableAutoConfiguration(exclude = { ServletWebSecurityAutoConfiguration.class,
+			ManagementWebSecurityAutoConfiguration.class, UserDetailsServiceAutoConfiguration.class })
+	@Import(ServletController.class)
+	static class ServletApp {
+
+		@Bean
+		JettyServletWebServerFactory jetty() {
+			return new JettyServletWebServerFactory();
+		}
+
+	}
+
+	@RestController
+	static class ServletController {
+
+		@GetMapping("/address")
+		String address(HttpServletRequest request) {
+			return request.getRemoteAddr();
+		}
+
+		@GetMapping("/limited")
+		@RateLimited(limit = 2, window = "1h", name = "limited")
+		String limited() {
+			return "limited";
+		}
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	// Spring Security is on the test classpath for other tests; it would secure every endpoint here
+	@EnableAutoConfiguration(exclude = { ReactiveWebSecurityAutoConfiguration.class,
+			ReactiveUserDetailsServiceAutoConfiguration.class, ReactiveManagementWebSecurityAutoConfiguration.class })
+	@Import(ReactiveController.class)
+	static class ReactiveApp {
+
+		@Bean
+		JettyReactiveWebServerFactory jetty() {
+			return new JettyReactiveWebServerFactory();
+		}
+
+	}
+
+	@RestController
+	static class ReactiveController {
+
+		@GetMapping("/address")
+		Mono<String> address(ServerWebExchange exchange) {
+			return Mono.just(exchange.getRequest().getRemoteAddress().getAddress().getHostAddress());
+		}
+
+		@GetMapping("/limited")
+		@RateLimited(limit = 2, window = "1h", name = "limited")
+		Mono<String> limited() {
+			return Mono.just("limited");
+		}
+
+	}
+
+}
