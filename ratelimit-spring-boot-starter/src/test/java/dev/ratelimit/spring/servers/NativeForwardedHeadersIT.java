@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.jetty;
+package dev.ratelimit.spring.servers;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,10 +26,12 @@ import org.springframework.boot.security.autoconfigure.actuate.web.reactive.Reac
 import org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
+import org.springframework.boot.tomcat.reactive.TomcatReactiveWebServerFactory;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ServerWebExchange;
@@ -37,35 +39,47 @@ import org.springframework.web.server.ServerWebExchange;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that on Jetty, Spring MVC and WebFlux alike key a request by the address its connection came from, even
- * under {@code server.forward-headers-strategy=native}, whose {@code ForwardedRequestCustomizer} believes the
- * forwarding headers of every client. Maven runs these tests in a JVM of their own, the one with Jetty's servlet
- * container: Spring Boot would prefer it to Tomcat in every other test.
+ * Tests that on Tomcat and on Jetty, with Spring MVC and with WebFlux, a request is keyed by the address its
+ * connection came from even under {@code server.forward-headers-strategy=native}: Tomcat's
+ * {@code RemoteIpValve} believes the {@code X-Forwarded-For} of any client on a private or loopback address,
+ * Jetty's {@code ForwardedRequestCustomizer} that of every client. Maven runs these tests in a JVM of their own,
+ * the one with Jetty's servlet container: Spring Boot would prefer Jetty to Tomcat in every other test.
  */
-class JettyOriginIT {
+class NativeForwardedHeadersIT {
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
-	enum Stack {
+	enum Server {
 
-		SPRING_MVC(ServletApp.class, WebApplicationType.SERVLET), WEBFLUX(ReactiveApp.class, WebApplicationType.REACTIVE);
+		SPRING_MVC_ON_TOMCAT(ServletApp.class, WebApplicationType.SERVLET, TomcatServletWebServerFactory.class),
+
+		SPRING_MVC_ON_JETTY(ServletApp.class, WebApplicationType.SERVLET, JettyServletWebServerFactory.class),
+
+		WEBFLUX_ON_TOMCAT(ReactiveApp.class, WebApplicationType.REACTIVE, TomcatReactiveWebServerFactory.class),
+
+		WEBFLUX_ON_JETTY(ReactiveApp.class, WebApplicationType.REACTIVE, JettyReactiveWebServerFactory.class);
 
 		final Class<?> application;
 
 		final WebApplicationType type;
 
-		Stack(Class<?> application, WebApplicationType type) {
+		final Class<?> factory;
+
+		Server(Class<?> application, WebApplicationType type, Class<?> factory) {
 			this.application = application;
 			this.type = type;
+			this.factory = factory;
 		}
 
 	}
 
 	@ParameterizedTest
-	@EnumSource(Stack.class)
-	void keysBySocketPeerWhateverTheNativeStrategyBelieved(Stack stack) throws Exception {
-		SpringApplication application = new SpringApplication(stack.application);
-		application.setWebApplicationType(stack.type);
+	@EnumSource(Server.class)
+	void keysBySocketPeerWhateverTheNativeStrategyBelieved(Server server) throws Exception {
+		SpringApplication application = new SpringApplication(server.application);
+		application.setWebApplicationType(server.type);
+		// a bean definition, so that Spring Boot's customizers, the forwarded-header strategy's among them, apply
+		application.addInitializers((context) -> ((GenericApplicationContext) context).registerBean(server.factory));
 		try (ConfigurableApplicationContext context = application.run("--server.port=0",
 				"--server.forward-headers-strategy=native")) {
 			int port = ((WebServerApplicationContext) context).getWebServer().getPort();
@@ -95,11 +109,6 @@ class JettyOriginIT {
 	@Import(ServletController.class)
 	static class ServletApp {
 
-		@Bean
-		JettyServletWebServerFactory jetty() {
-			return new JettyServletWebServerFactory();
-		}
-
 	}
 
 	@RestController
@@ -124,11 +133,6 @@ class JettyOriginIT {
 			ReactiveUserDetailsServiceAutoConfiguration.class, ReactiveManagementWebSecurityAutoConfiguration.class })
 	@Import(ReactiveController.class)
 	static class ReactiveApp {
-
-		@Bean
-		JettyReactiveWebServerFactory jetty() {
-			return new JettyReactiveWebServerFactory();
-		}
 
 	}
 
