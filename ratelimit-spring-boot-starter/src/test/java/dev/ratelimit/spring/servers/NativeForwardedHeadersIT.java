@@ -18,6 +18,7 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.jetty.JettyWebServer;
 import org.springframework.boot.jetty.reactive.JettyReactiveWebServerFactory;
 import org.springframework.boot.jetty.servlet.JettyServletWebServerFactory;
 import org.springframework.boot.security.autoconfigure.ReactiveUserDetailsServiceAutoConfiguration;
@@ -26,8 +27,10 @@ import org.springframework.boot.security.autoconfigure.actuate.web.reactive.Reac
 import org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
+import org.springframework.boot.tomcat.TomcatWebServer;
 import org.springframework.boot.tomcat.reactive.TomcatReactiveWebServerFactory;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
+import org.springframework.boot.web.server.WebServer;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
@@ -51,13 +54,17 @@ class NativeForwardedHeadersIT {
 
 	enum Server {
 
-		SPRING_MVC_ON_TOMCAT(ServletApp.class, WebApplicationType.SERVLET, TomcatServletWebServerFactory.class),
+		SPRING_MVC_ON_TOMCAT(ServletApp.class, WebApplicationType.SERVLET, TomcatServletWebServerFactory.class,
+				TomcatWebServer.class),
 
-		SPRING_MVC_ON_JETTY(ServletApp.class, WebApplicationType.SERVLET, JettyServletWebServerFactory.class),
+		SPRING_MVC_ON_JETTY(ServletApp.class, WebApplicationType.SERVLET, JettyServletWebServerFactory.class,
+				JettyWebServer.class),
 
-		WEBFLUX_ON_TOMCAT(ReactiveApp.class, WebApplicationType.REACTIVE, TomcatReactiveWebServerFactory.class),
+		WEBFLUX_ON_TOMCAT(ReactiveApp.class, WebApplicationType.REACTIVE, TomcatReactiveWebServerFactory.class,
+				TomcatWebServer.class),
 
-		WEBFLUX_ON_JETTY(ReactiveApp.class, WebApplicationType.REACTIVE, JettyReactiveWebServerFactory.class);
+		WEBFLUX_ON_JETTY(ReactiveApp.class, WebApplicationType.REACTIVE, JettyReactiveWebServerFactory.class,
+				JettyWebServer.class);
 
 		final Class<?> application;
 
@@ -65,10 +72,13 @@ class NativeForwardedHeadersIT {
 
 		final Class<?> factory;
 
-		Server(Class<?> application, WebApplicationType type, Class<?> factory) {
+		final Class<? extends WebServer> webServer;
+
+		Server(Class<?> application, WebApplicationType type, Class<?> factory, Class<? extends WebServer> webServer) {
 			this.application = application;
 			this.type = type;
 			this.factory = factory;
+			this.webServer = webServer;
 		}
 
 	}
@@ -82,7 +92,9 @@ class NativeForwardedHeadersIT {
 		application.addInitializers((context) -> ((GenericApplicationContext) context).registerBean(server.factory));
 		try (ConfigurableApplicationContext context = application.run("--server.port=0",
 				"--server.forward-headers-strategy=native")) {
-			int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+			WebServer webServer = ((WebServerApplicationContext) context).getWebServer();
+			assertThat(webServer).isInstanceOf(server.webServer);
+			int port = webServer.getPort();
 			// the application itself sees the address that the header claims
 			assertThat(get(port, "/address", "198.51.100.7").body()).isEqualTo("198.51.100.7");
 			List<Integer> statuses = new ArrayList<>();
