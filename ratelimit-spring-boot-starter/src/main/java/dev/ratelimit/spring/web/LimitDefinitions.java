@@ -561,7 +561,7 @@ public final class LimitDefinitions {
 		for (String method : rule.getMethods()) {
 			methods.add(httpMethod(property, action, method));
 		}
-		// Spring MVC serves HEAD with the GET handler, so a HEAD request costs what the GET would
+		// both web stacks serve HEAD with the GET handler, so a HEAD request costs what the GET would
 		if (methods.contains(HttpMethod.GET.name())) {
 			methods.add(HttpMethod.HEAD.name());
 		}

@@ -4,18 +4,24 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.EnumMap;
+import java.util.Map;
 
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.spring.RateLimited;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.ReactiveUserDetailsServiceAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.actuate.web.reactive.ReactiveManagementWebSecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -27,62 +33,71 @@ import org.springframework.web.bind.annotation.RestController;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests on a real server that every method costs what its handler costs: {@code HEAD}, which Spring MVC serves
- * with the {@code GET} handler, counts as a {@code GET}; {@code OPTIONS}, which Spring MVC answers itself, and
- * {@code POST} to a {@code GET} mapping, which it refuses with 405, reach no limited handler and cost nothing,
- * unless a rule names every method.
+ * Tests on a real server, on Spring MVC and on WebFlux, that every method costs what its handler costs:
+ * {@code HEAD}, which both serve with the {@code GET} handler, counts as a {@code GET}; {@code OPTIONS}, which both
+ * answer themselves, and {@code POST} to a {@code GET} mapping, which both refuse with 405, reach no limited
+ * handler and cost nothing, unless a rule names every method.
  */
 class HttpMethodsServerIT {
 
-	private static ConfigurableApplicationContext context;
-
-	private static int port;
+	private static final Map<Stack, ConfigurableApplicationContext> contexts = new EnumMap<>(Stack.class);
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
-	@BeforeAll
-	static void start() {
-		context = SpringApplication.run(App.class, "--server.port=0", "--server.address=127.0.0.1",
-				"--ratelimit.rules[0].path=/ruled", "--ratelimit.rules[0].methods=GET", "--ratelimit.rules[0].limit=3",
-				"--ratelimit.rules[0].window=1m", "--ratelimit.rules[0].name=ruled", "--ratelimit.rules[1].path=/open",
-				"--ratelimit.rules[1].limit=3", "--ratelimit.rules[1].window=1m", "--ratelimit.rules[1].name=open");
-		port = ((WebServerApplicationContext) context).getWebServer().getPort();
+	/** Both web stacks, each with the same controller and rules. */
+	enum Stack {
+
+		SPRING_MVC(App.class, WebApplicationType.SERVLET), WEBFLUX(ReactiveApp.class, WebApplicationType.REACTIVE);
+
+		final Class<?> application;
+
+		final WebApplicationType type;
+
+		Stack(Class<?> application, WebApplicationType type) {
+			this.application = application;
+			this.type = type;
+		}
+
 	}
 
 	@AfterAll
 	static void stop() {
-		context.close();
+		contexts.values().forEach(ConfigurableApplicationContext::close);
+		contexts.clear();
 	}
 
-	@Test
-	void countsHeadAsGetOnAnAnnotatedHandler() throws Exception {
-		assertHeadCountsAsGet("/annotated", "annotated");
+	@ParameterizedTest
+	@EnumSource(Stack.class)
+	void countsHeadAsGetOnAnAnnotatedHandler(Stack stack) throws Exception {
+		assertHeadCountsAsGet(stack, "/annotated", "annotated");
 	}
 
-	@Test
-	void countsHeadAsGetUnderARuleForGet() throws Exception {
-		assertHeadCountsAsGet("/ruled", "ruled");
+	@ParameterizedTest
+	@EnumSource(Stack.class)
+	void countsHeadAsGetUnderARuleForGet(Stack stack) throws Exception {
+		assertHeadCountsAsGet(stack, "/ruled", "ruled");
 	}
 
-	@Test
-	void countsEveryServedMethodUnderARuleForAllMethods() throws Exception {
-		assertRemaining(send("OPTIONS", "/open"), 200, "open", 2);
-		assertRemaining(send("HEAD", "/open"), 200, "open", 1);
-		assertUncounted(send("POST", "/open"), 405);
-		assertRemaining(send("GET", "/open"), 200, "open", 0);
-		assertThat(send("GET", "/open").statusCode()).isEqualTo(429);
+	@ParameterizedTest
+	@EnumSource(Stack.class)
+	void countsEveryServedMethodUnderARuleForAllMethods(Stack stack) throws Exception {
+		assertRemaining(send(stack, "OPTIONS", "/open"), 200, "open", 2);
+		assertRemaining(send(stack, "HEAD", "/open"), 200, "open", 1);
+		assertUncounted(send(stack, "POST", "/open"), 405);
+		assertRemaining(send(stack, "GET", "/open"), 200, "open", 0);
+		assertThat(send(stack, "GET", "/open").statusCode()).isEqualTo(429);
 	}
 
-	private void assertHeadCountsAsGet(String path, String policy) throws Exception {
-		assertRemaining(send("HEAD", path), 200, policy, 2);
-		assertUncounted(send("OPTIONS", path), 200);
-		assertUncounted(send("POST", path), 405);
-		assertRemaining(send("GET", path), 200, policy, 1);
-		assertRemaining(send("HEAD", path), 200, policy, 0);
-		HttpResponse<Void> refused = send("HEAD", path);
+	private void assertHeadCountsAsGet(Stack stack, String path, String policy) throws Exception {
+		assertRemaining(send(stack, "HEAD", path), 200, policy, 2);
+		assertUncounted(send(stack, "OPTIONS", path), 200);
+		assertUncounted(send(stack, "POST", path), 405);
+		assertRemaining(send(stack, "GET", path), 200, policy, 1);
+		assertRemaining(send(stack, "HEAD", path), 200, policy, 0);
+		HttpResponse<Void> refused = send(stack, "HEAD", path);
 		assertThat(refused.statusCode()).isEqualTo(429);
 		assertThat(refused.headers().firstValue("Retry-After")).isPresent();
-		assertThat(send("GET", path).statusCode()).isEqualTo(429);
+		assertThat(send(stack, "GET", path).statusCode()).isEqualTo(429);
 	}
 
 	private static void assertRemaining(HttpResponse<Void> response, int status, String policy, int remaining) {
@@ -96,11 +111,23 @@ class HttpMethodsServerIT {
 		assertThat(response.headers().firstValue("RateLimit")).as(response.request().method()).isEmpty();
 	}
 
-	private HttpResponse<Void> send(String method, String path) throws Exception {
-		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+	private HttpResponse<Void> send(Stack stack, String method, String path) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(stack) + path))
 			.method(method, HttpRequest.BodyPublishers.noBody())
 			.build();
 		return this.http.send(request, HttpResponse.BodyHandlers.discarding());
+	}
+
+	private static int port(Stack stack) {
+		ConfigurableApplicationContext context = contexts.computeIfAbsent(stack, (started) -> {
+			SpringApplication application = new SpringApplication(started.application);
+			application.setWebApplicationType(started.type);
+			return application.run("--server.port=0", "--server.address=127.0.0.1", "--ratelimit.rules[0].path=/ruled",
+					"--ratelimit.rules[0].methods=GET", "--ratelimit.rules[0].limit=3", "--ratelimit.rules[0].window=1m",
+					"--ratelimit.rules[0].name=ruled", "--ratelimit.rules[1].path=/open", "--ratelimit.rules[1].limit=3",
+					"--ratelimit.rules[1].window=1m", "--ratelimit.rules[1].name=open");
+		});
+		return ((WebServerApplicationContext) context).getWebServer().getPort();
 	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
@@ -110,6 +137,20 @@ class HttpMethodsServerIT {
 					UserDetailsServiceAutoConfiguration.class })
 	@Import(MethodsController.class)
 	static class App {
+
+		@Bean
+		ManualTimeSource timeSource() {
+			return new ManualTimeSource();
+		}
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	// Spring Security is on the test classpath for BeforeSecurityServerIT; it would secure every endpoint here
+	@EnableAutoConfiguration(exclude = { ReactiveWebSecurityAutoConfiguration.class,
+			ReactiveUserDetailsServiceAutoConfiguration.class, ReactiveManagementWebSecurityAutoConfiguration.class })
+	@Import(MethodsController.class)
+	static class ReactiveApp {
 
 		@Bean
 		ManualTimeSource timeSource() {
