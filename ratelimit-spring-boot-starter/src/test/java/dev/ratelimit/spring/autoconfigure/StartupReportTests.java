@@ -5,17 +5,23 @@ import ch.qos.logback.classic.Logger;
 import dev.ratelimit.spring.KeyResolver;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.web.LimitCatalog;
+import dev.ratelimit.spring.webflux.RateLimitWebFluxAutoConfiguration;
+import dev.ratelimit.spring.webflux.ReactiveKeyResolver;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.AbstractApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -49,7 +55,23 @@ class StartupReportTests {
 
 	@Test
 	void listsEachPolicyWithItsOriginRoutesKeyAndLimits(CapturedOutput output) {
-		this.runner
+		assertListsEachPolicy(this.runner, output);
+	}
+
+	@Test
+	void listsEachPolicyOnWebFluxAsOnSpringMvc(CapturedOutput output) {
+		assertListsEachPolicy(new ReactiveWebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
+					RateLimitWebFluxAutoConfiguration.class, WebFluxAutoConfiguration.class))
+			.withBean("apiKeyResolver", ReactiveKeyResolver.class,
+					() -> (exchange) -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Key")))
+			.withUserConfiguration(TestControllers.LimitedController.class, TestControllers.ClassLevelController.class),
+				output);
+	}
+
+	private static void assertListsEachPolicy(AbstractApplicationContextRunner<?, ?, ?> runner,
+			CapturedOutput output) {
+		runner
 			.withPropertyValues("ratelimit.policies.LimitedController.gcra.limit=3", "ratelimit.rules[0].path=/api/**",
 					"ratelimit.rules[0].methods=GET,POST", "ratelimit.rules[0].limit=2",
 					"ratelimit.rules[0].window=1m", "ratelimit.rules[0].key=header:X-Key",
