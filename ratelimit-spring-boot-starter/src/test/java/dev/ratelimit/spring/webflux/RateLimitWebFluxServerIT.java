@@ -8,6 +8,7 @@ import java.security.Principal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.core.testing.BlockingCallsFail;
@@ -37,7 +38,9 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.reactive.handler.SimpleUrlHandlerMapping;
 import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebHandler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -118,15 +121,21 @@ class RateLimitWebFluxServerIT {
 
 	@ParameterizedTest
 	@ValueSource(strings = { "memory", "redis" })
-	void limitsAFunctionalEndpointByRule(String store) throws Exception {
+	void limitsFunctionalEndpointsAndPlainWebHandlersByRule(String store) throws Exception {
 		try (ConfigurableApplicationContext context = start(store, "--ratelimit.rules[0].path=/fn/**",
-				"--ratelimit.rules[0].limit=2", "--ratelimit.rules[0].window=1m", "--ratelimit.rules[0].name=fn")) {
+				"--ratelimit.rules[0].limit=2", "--ratelimit.rules[0].window=1m", "--ratelimit.rules[0].name=fn",
+				"--ratelimit.rules[1].path=/handler/**", "--ratelimit.rules[1].limit=1",
+				"--ratelimit.rules[1].window=1m", "--ratelimit.rules[1].name=handler")) {
 			int port = port(context);
 			List<Integer> statuses = new ArrayList<>();
 			for (int i = 0; i < 4; i++) {
 				statuses.add(get(port, "/fn/hello", null).statusCode());
 			}
 			assertThat(statuses).containsExactly(200, 200, 429, 429);
+			HttpResponse<String> handled = get(port, "/handler/any", null);
+			assertThat(handled.body()).isEqualTo("handler");
+			assertThat(handled.headers().firstValue("RateLimit-Policy")).hasValue("\"handler\";q=1;w=60");
+			assertThat(get(port, "/handler/any", null).statusCode()).isEqualTo(429);
 		}
 	}
 
@@ -250,6 +259,14 @@ class RateLimitWebFluxServerIT {
 			return RouterFunctions.route()
 				.GET("/fn/hello", (request) -> ServerResponse.ok().bodyValue("hello"))
 				.build();
+		}
+
+		/** A handler that is neither a controller nor a router function, as a gateway's routes are. */
+		@Bean
+		SimpleUrlHandlerMapping plainHandler() {
+			WebHandler handler = (exchange) -> exchange.getResponse()
+				.writeWith(Mono.just(exchange.getResponse().bufferFactory().wrap("handler".getBytes())));
+			return new SimpleUrlHandlerMapping(Map.of("/handler/**", handler), 0);
 		}
 
 		/** Answers /guarded itself, as a security filter answers a wrong password. */
