@@ -32,6 +32,7 @@ import dev.ratelimit.spring.web.RateLimitMetrics;
 import dev.ratelimit.spring.web.RequestDecisions;
 import dev.ratelimit.spring.web.ShadowLog;
 import dev.ratelimit.spring.web.UnresolvedKeys;
+import dev.ratelimit.spring.web.UnservedDeclarations;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -43,6 +44,7 @@ import org.apache.commons.logging.LogFactory;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -50,6 +52,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnNotWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -268,6 +271,18 @@ public final class RateLimitAutoConfiguration {
 			throw new RateLimitConfigurationException(
 					"ratelimit.store is redis, but Spring Data Redis is not on the classpath.",
 					"Add org.springframework.boot:spring-boot-starter-data-redis to the application, or set ratelimit.store=memory.");
+		}
+
+	}
+
+	/** In an application that serves no web requests, the line that says its declarations limit nothing. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnNotWebApplication
+	static class NonWebConfiguration {
+
+		@Bean
+		UnservedDeclarations rateLimitUnservedDeclarations(ListableBeanFactory beanFactory) {
+			return new UnservedDeclarations(beanFactory);
 		}
 
 	}

@@ -1,7 +1,6 @@
 package dev.ratelimit.spring.web;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
@@ -12,8 +11,6 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.stereotype.Controller;
-import org.springframework.util.ClassUtils;
-import org.springframework.util.ReflectionUtils;
 import org.springframework.web.method.HandlerMethod;
 
 /**
@@ -39,36 +36,24 @@ final class StrayDeclarations {
 			methods.add(handler.getMethod());
 			controllers.add(handler.getBeanType());
 		});
-		Set<Class<?>> seen = new HashSet<>();
-		for (String name : beanFactory.getBeanDefinitionNames()) {
-			Class<?> type = beanFactory.getType(name, false);
-			// a JDK proxy's methods are not those its handler methods are registered under
-			if (type == null || Proxy.isProxyClass(type) || !seen.add(ClassUtils.getUserClass(type))) {
-				continue;
-			}
-			Class<?> userClass = ClassUtils.getUserClass(type);
-			check(userClass, name, stack, methods, controllers.contains(userClass));
-		}
+		Declarations.forEachBeanClass(beanFactory,
+				(name, type) -> check(type, name, stack, methods, controllers.contains(type)));
 	}
 
 	private static void check(Class<?> type, String beanName, WebStack stack, Set<Method> handlers,
 			boolean controller) {
-		if (!controller && declares(MergedAnnotations.from(type, SearchStrategy.TYPE_HIERARCHY))) {
+		if (!controller && Declarations.onClass(type)) {
 			throw stray(stack, "@RateLimited on class " + type.getName() + " (bean '" + beanName + "')",
 					"it is no controller: none of its methods handles a request");
 		}
-		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type, ReflectionUtils.USER_DECLARED_METHODS)) {
-			if (!handlers.contains(method)
-					&& declares(MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY))) {
+		for (Method method : Declarations.methods(type)) {
+			if (!handlers.contains(method)) {
 				throw stray(stack, "@RateLimited on " + type.getName() + "." + method.getName() + "() (bean '"
-						+ beanName + "')", MergedAnnotations.from(type, SearchStrategy.TYPE_HIERARCHY).isPresent(Controller.class)
+						+ beanName + "')",
+						MergedAnnotations.from(type, SearchStrategy.TYPE_HIERARCHY).isPresent(Controller.class)
 								? "the method maps no request" : "the bean is no controller");
 			}
 		}
-	}
-
-	private static boolean declares(MergedAnnotations annotations) {
-		return annotations.isPresent(RateLimited.class);
 	}
 
 	private static RateLimitConfigurationException stray(WebStack stack, String declaration, String reason) {

@@ -1,13 +1,18 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.web.RateLimitConfigurationException;
+import dev.ratelimit.spring.web.UnservedDeclarations;
 import dev.ratelimit.spring.webflux.RateLimitWebFluxAutoConfiguration;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -61,6 +66,24 @@ class IneffectiveDeclarationTests {
 				.isInstanceOf(RateLimitConfigurationException.class)
 				.hasMessageEndingWith("the bean is no controller, and only Spring WebFlux handler methods "
 						+ "(@RequestMapping, @GetMapping...) are limited."));
+	}
+
+	@Test
+	void saysThatDeclarationsLimitNothingInAnApplicationWithoutAWebServer(CapturedOutput output) {
+		Logger logger = (Logger) LoggerFactory.getLogger(UnservedDeclarations.class);
+		logger.setLevel(Level.INFO);
+		try {
+			new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+				.withUserConfiguration(OrderController.class)
+				.run((context) -> assertThat(output).contains("@RateLimited limits nothing here: this application "
+						+ "serves no web requests, so 1 declaration is neither applied nor checked (@RateLimited on "
+						+ OrderController.class.getName() + ".orders())."));
+			new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+				.run((context) -> assertThat(output).containsOnlyOnce("@RateLimited limits nothing here"));
+		}
+		finally {
+			logger.setLevel(null);
+		}
 	}
 
 	@Test
