@@ -9,20 +9,13 @@ import java.util.Map;
 
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.TestApplication;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.boot.SpringApplication;
-import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.ReactiveUserDetailsServiceAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.actuate.web.reactive.ReactiveManagementWebSecurityAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -40,25 +33,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class HttpMethodsServerIT {
 
-	private static final Map<Stack, ConfigurableApplicationContext> contexts = new EnumMap<>(Stack.class);
+	private static final Map<WebApplicationType, ConfigurableApplicationContext> contexts = new EnumMap<>(
+			WebApplicationType.class);
 
 	private final HttpClient http = HttpClient.newHttpClient();
-
-	/** Both web stacks, each with the same controller and rules. */
-	enum Stack {
-
-		SPRING_MVC(App.class, WebApplicationType.SERVLET), WEBFLUX(ReactiveApp.class, WebApplicationType.REACTIVE);
-
-		final Class<?> application;
-
-		final WebApplicationType type;
-
-		Stack(Class<?> application, WebApplicationType type) {
-			this.application = application;
-			this.type = type;
-		}
-
-	}
 
 	@AfterAll
 	static void stop() {
@@ -67,20 +45,20 @@ class HttpMethodsServerIT {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Stack.class)
-	void countsHeadAsGetOnAnAnnotatedHandler(Stack stack) throws Exception {
+	@EnumSource(value = WebApplicationType.class, names = { "SERVLET", "REACTIVE" })
+	void countsHeadAsGetOnAnAnnotatedHandler(WebApplicationType stack) throws Exception {
 		assertHeadCountsAsGet(stack, "/annotated", "annotated");
 	}
 
 	@ParameterizedTest
-	@EnumSource(Stack.class)
-	void countsHeadAsGetUnderARuleForGet(Stack stack) throws Exception {
+	@EnumSource(value = WebApplicationType.class, names = { "SERVLET", "REACTIVE" })
+	void countsHeadAsGetUnderARuleForGet(WebApplicationType stack) throws Exception {
 		assertHeadCountsAsGet(stack, "/ruled", "ruled");
 	}
 
 	@ParameterizedTest
-	@EnumSource(Stack.class)
-	void countsEveryServedMethodUnderARuleForAllMethods(Stack stack) throws Exception {
+	@EnumSource(value = WebApplicationType.class, names = { "SERVLET", "REACTIVE" })
+	void countsEveryServedMethodUnderARuleForAllMethods(WebApplicationType stack) throws Exception {
 		assertRemaining(send(stack, "OPTIONS", "/open"), 200, "open", 2);
 		assertRemaining(send(stack, "HEAD", "/open"), 200, "open", 1);
 		assertUncounted(send(stack, "POST", "/open"), 405);
@@ -88,7 +66,7 @@ class HttpMethodsServerIT {
 		assertThat(send(stack, "GET", "/open").statusCode()).isEqualTo(429);
 	}
 
-	private void assertHeadCountsAsGet(Stack stack, String path, String policy) throws Exception {
+	private void assertHeadCountsAsGet(WebApplicationType stack, String path, String policy) throws Exception {
 		assertRemaining(send(stack, "HEAD", path), 200, policy, 2);
 		assertUncounted(send(stack, "OPTIONS", path), 200);
 		assertUncounted(send(stack, "POST", path), 405);
@@ -111,17 +89,17 @@ class HttpMethodsServerIT {
 		assertThat(response.headers().firstValue("RateLimit")).as(response.request().method()).isEmpty();
 	}
 
-	private HttpResponse<Void> send(Stack stack, String method, String path) throws Exception {
+	private HttpResponse<Void> send(WebApplicationType stack, String method, String path) throws Exception {
 		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(stack) + path))
 			.method(method, HttpRequest.BodyPublishers.noBody())
 			.build();
 		return this.http.send(request, HttpResponse.BodyHandlers.discarding());
 	}
 
-	private static int port(Stack stack) {
+	private static int port(WebApplicationType stack) {
 		ConfigurableApplicationContext context = contexts.computeIfAbsent(stack, (started) -> {
-			SpringApplication application = new SpringApplication(started.application);
-			application.setWebApplicationType(started.type);
+			SpringApplication application = new SpringApplication(App.class);
+			application.setWebApplicationType(started);
 			return application.run("--server.port=0", "--server.address=127.0.0.1", "--ratelimit.rules[0].path=/ruled",
 					"--ratelimit.rules[0].methods=GET", "--ratelimit.rules[0].limit=3", "--ratelimit.rules[0].window=1m",
 					"--ratelimit.rules[0].name=ruled", "--ratelimit.rules[1].path=/open", "--ratelimit.rules[1].limit=3",
@@ -130,27 +108,9 @@ class HttpMethodsServerIT {
 		return ((WebServerApplicationContext) context).getWebServer().getPort();
 	}
 
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	// Spring Security is on the test classpath for BeforeSecurityServerIT; it would secure every endpoint here
-	@EnableAutoConfiguration(
-			exclude = { ServletWebSecurityAutoConfiguration.class, ManagementWebSecurityAutoConfiguration.class,
-					UserDetailsServiceAutoConfiguration.class })
+	@TestApplication
 	@Import(MethodsController.class)
 	static class App {
-
-		@Bean
-		ManualTimeSource timeSource() {
-			return new ManualTimeSource();
-		}
-
-	}
-
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	// Spring Security is on the test classpath for BeforeSecurityServerIT; it would secure every endpoint here
-	@EnableAutoConfiguration(exclude = { ReactiveWebSecurityAutoConfiguration.class,
-			ReactiveUserDetailsServiceAutoConfiguration.class, ReactiveManagementWebSecurityAutoConfiguration.class })
-	@Import(MethodsController.class)
-	static class ReactiveApp {
 
 		@Bean
 		ManualTimeSource timeSource() {

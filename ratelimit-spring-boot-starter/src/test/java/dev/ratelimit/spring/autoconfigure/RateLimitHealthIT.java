@@ -12,6 +12,7 @@ import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.testing.RedisServerProcess;
 import dev.ratelimit.core.testing.TestRedis;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.TestApplication;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -19,11 +20,6 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.SpringApplication;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
@@ -118,10 +114,7 @@ class RateLimitHealthIT {
 		return this.http.send(request, HttpResponse.BodyHandlers.ofString());
 	}
 
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	// Spring Security is on the test classpath for BeforeSecurityServerIT; it would secure every endpoint here
-	@EnableAutoConfiguration(exclude = { ServletWebSecurityAutoConfiguration.class,
-			UserDetailsServiceAutoConfiguration.class, ManagementWebSecurityAutoConfiguration.class })
+	@TestApplication
 	@Import(LimitedController.class)
 	static class App {
 

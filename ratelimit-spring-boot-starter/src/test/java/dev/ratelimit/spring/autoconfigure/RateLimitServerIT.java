@@ -7,21 +7,14 @@ import java.net.http.HttpResponse;
 
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.TestApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.boot.SpringApplication;
-import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.ReactiveUserDetailsServiceAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.actuate.web.reactive.ReactiveManagementWebSecurityAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
@@ -116,12 +109,7 @@ class RateLimitServerIT {
 		return this.http.send(request, HttpResponse.BodyHandlers.discarding());
 	}
 
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	// Spring Security is on the test classpath for BeforeSecurityServerIT; it would secure every endpoint here
-	@EnableAutoConfiguration(exclude = { ServletWebSecurityAutoConfiguration.class,
-			ManagementWebSecurityAutoConfiguration.class, UserDetailsServiceAutoConfiguration.class,
-			ReactiveWebSecurityAutoConfiguration.class, ReactiveUserDetailsServiceAutoConfiguration.class,
-			ReactiveManagementWebSecurityAutoConfiguration.class })
+	@TestApplication
 	@Import(BoomController.class)
 	static class App {
 
@@ -153,12 +141,7 @@ class RateLimitServerIT {
 
 	}
 
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	// Spring Security is on the test classpath for BeforeSecurityServerIT; it would secure every endpoint here
-	@EnableAutoConfiguration(exclude = { ServletWebSecurityAutoConfiguration.class,
-			ManagementWebSecurityAutoConfiguration.class, UserDetailsServiceAutoConfiguration.class,
-			ReactiveWebSecurityAutoConfiguration.class, ReactiveUserDetailsServiceAutoConfiguration.class,
-			ReactiveManagementWebSecurityAutoConfiguration.class })
+	@TestApplication
 	@Import(BadController.class)
 	static class BadApp {
 

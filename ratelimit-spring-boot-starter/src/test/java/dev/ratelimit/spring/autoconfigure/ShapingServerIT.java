@@ -17,17 +17,13 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.testing.ManualScheduler;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.TestApplication;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.SpringApplication;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
@@ -299,11 +295,7 @@ class ShapingServerIT {
 
 	}
 
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	// Spring Security is on the test classpath for BeforeSecurityServerIT; it would secure every endpoint here
-	@EnableAutoConfiguration(
-			exclude = { ServletWebSecurityAutoConfiguration.class, ManagementWebSecurityAutoConfiguration.class,
-					UserDetailsServiceAutoConfiguration.class })
+	@TestApplication
 	@Import(ShapingController.class)
 	static class App {
 

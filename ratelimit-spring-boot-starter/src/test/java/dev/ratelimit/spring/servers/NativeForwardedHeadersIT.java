@@ -9,24 +9,17 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.TestApplication;
 import jakarta.servlet.http.HttpServletRequest;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.publisher.Mono;
 
 import org.springframework.boot.SpringApplication;
-import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.jetty.JettyWebServer;
 import org.springframework.boot.jetty.reactive.JettyReactiveWebServerFactory;
 import org.springframework.boot.jetty.servlet.JettyServletWebServerFactory;
-import org.springframework.boot.security.autoconfigure.ReactiveUserDetailsServiceAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.actuate.web.reactive.ReactiveManagementWebSecurityAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.tomcat.TomcatWebServer;
 import org.springframework.boot.tomcat.reactive.TomcatReactiveWebServerFactory;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
@@ -114,10 +107,7 @@ class NativeForwardedHeadersIT {
 		return this.http.send(request, HttpResponse.BodyHandlers.ofString());
 	}
 
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	// Spring Security is on the test classpath for other tests; it would secure every endpoint here
-	@EnableAutoConfiguration(exclude = { ServletWebSecurityAutoConfiguration.class,
-			ManagementWebSecurityAutoConfiguration.class, UserDetailsServiceAutoConfiguration.class })
+	@TestApplication
 	@Import(ServletController.class)
 	static class ServletApp {
 
@@ -139,10 +129,7 @@ class NativeForwardedHeadersIT {
 
 	}
 
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	// Spring Security is on the test classpath for other tests; it would secure every endpoint here
-	@EnableAutoConfiguration(exclude = { ReactiveWebSecurityAutoConfiguration.class,
-			ReactiveUserDetailsServiceAutoConfiguration.class, ReactiveManagementWebSecurityAutoConfiguration.class })
+	@TestApplication
 	@Import(ReactiveController.class)
 	static class ReactiveApp {
 

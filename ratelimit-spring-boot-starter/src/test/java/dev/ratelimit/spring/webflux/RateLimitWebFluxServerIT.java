@@ -15,6 +15,7 @@ import dev.ratelimit.core.testing.BlockingCallsFail;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.TestApplication;
 import dev.ratelimit.spring.web.RateLimitConfigurationException;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -231,7 +232,7 @@ class RateLimitWebFluxServerIT {
 		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
-	@WebFluxTestApplication
+	@TestApplication
 	@Import(LimitedController.class)
 	static class App {
 

@@ -18,6 +18,7 @@ import dev.ratelimit.core.testing.BlockingCallsFail;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.TestApplication;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -193,7 +194,7 @@ class WebFluxOutcomesIT {
 			.build();
 	}
 
-	@WebFluxTestApplication
+	@TestApplication
 	@Import(OutcomeController.class)
 	static class App {
 

@@ -16,6 +16,7 @@ import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.testing.BlockingCallsFail;
 import dev.ratelimit.core.testing.ManualScheduler;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.TestApplication;
 import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -103,7 +104,7 @@ class WebFluxShapingIT {
 		return registry.get("ratelimit.decisions").tags("policy", "queued", "outcome", outcome).counter().count();
 	}
 
-	@WebFluxTestApplication
+	@TestApplication
 	@Import(QueuedController.class)
 	static class App {
 
