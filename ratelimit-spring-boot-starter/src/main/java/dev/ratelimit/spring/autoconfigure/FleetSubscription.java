@@ -32,7 +32,8 @@ final class FleetSubscription implements SmartLifecycle {
 
 	private volatile boolean running;
 
-	private volatile @Nullable Thread opener;
+	/** What the opener waits on between attempts, so that stopping wakes it without interrupting a call. */
+	private final Object pause = new Object();
 
 	private volatile @Nullable RedisMessageListenerContainer container;
 
@@ -47,7 +48,6 @@ final class FleetSubscription implements SmartLifecycle {
 		this.running = true;
 		Thread opener = new Thread(this::open, "ratelimit-fleet-subscription");
 		opener.setDaemon(true);
-		this.opener = opener;
 		opener.start();
 	}
 
@@ -68,6 +68,10 @@ final class FleetSubscription implements SmartLifecycle {
 			}
 			catch (RuntimeException ex) {
 				close(container);
+				if (!this.running) {
+					// stopped while opening: the failure is the closing connection's
+					return;
+				}
 				if (!warned) {
 					warned = true;
 					logger.warn("Could not subscribe to the rate limiting fleet's channel (" + ex.getMessage()
@@ -76,9 +80,14 @@ final class FleetSubscription implements SmartLifecycle {
 				}
 			}
 			try {
-				Thread.sleep(RETRY.toMillis());
+				synchronized (this.pause) {
+					if (this.running) {
+						this.pause.wait(RETRY.toMillis());
+					}
+				}
 			}
 			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
 				return;
 			}
 		}
@@ -87,9 +96,9 @@ final class FleetSubscription implements SmartLifecycle {
 	@Override
 	public void stop() {
 		this.running = false;
-		Thread opener = this.opener;
-		if (opener != null) {
-			opener.interrupt();
+		// never an interrupt: one that came while Spring Data Redis subscribes would fail it with a stack trace
+		synchronized (this.pause) {
+			this.pause.notifyAll();
 		}
 		RedisMessageListenerContainer container = this.container;
 		if (container != null) {

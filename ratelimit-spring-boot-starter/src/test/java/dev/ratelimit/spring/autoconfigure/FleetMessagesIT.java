@@ -4,6 +4,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.ManualTimeSource;
@@ -19,18 +20,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.support.StaticListableBeanFactory;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The fleet's channel on a real Redis, subscribed to by {@link FleetSubscription}: a reset made by one instance frees the key on another that denied it
- * locally, with no heartbeat at all (the second instance's heartbeat runs on a manual scheduler that never
- * beats), so the message alone did it, at once rather than within a heartbeat.
+ * The fleet's channel on a real Redis, subscribed to by {@link FleetSubscription}: a reset made by one instance
+ * frees the key on another that denied it locally, with no heartbeat at all (the second instance's heartbeat runs
+ * on a manual scheduler that never beats), so the message alone did it, at once rather than within a heartbeat;
+ * and a subscription stopped while it opens leaves neither an error nor a subscriber behind.
  */
-@ExtendWith(RedisExtension.class)
+@ExtendWith({ RedisExtension.class, OutputCaptureExtension.class })
 class FleetMessagesIT {
 
 	private static final RateLimitPolicy API = RateLimitPolicy.of("api", Algorithm.GCRA, 1, Duration.ofMinutes(1));
@@ -62,6 +67,34 @@ class FleetMessagesIT {
 			subscription.stop();
 			resetting.close();
 			denying.close();
+			connections.destroy();
+		}
+	}
+
+	@Test
+	void stopsWhileSubscribingWithoutAnError(TestRedis redis, CapturedOutput output) {
+		URI uri = URI.create(redis.uri());
+		LettuceConnectionFactory connections = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+		connections.afterPropertiesSet();
+		connections.start();
+		RedisRateLimitStore store = store(redis, "fleet-stop:");
+		try {
+			// an application closed as it starts stops its subscription at any point of its opening: 0 to 10 ms in
+			for (int i = 0; i < 50; i++) {
+				FleetSubscription subscription = new FleetSubscription(connections, store, new FleetMessages(store,
+						new StaticListableBeanFactory().getBeanProvider(PolicyChanges.class)));
+				subscription.start();
+				LockSupport.parkNanos(i * 200_000L);
+				subscription.stop();
+			}
+			// what a stopped subscription still opens, it closes: none stays subscribed
+			await().atMost(10, TimeUnit.SECONDS)
+				.until(() -> redis.commands().pubsubNumsub(store.fleetChannel()).get(store.fleetChannel()) == 0);
+			assertThat(output).doesNotContain(RedisMessageListenerContainer.class.getSimpleName());
+		}
+		finally {
+			store.close();
 			connections.destroy();
 		}
 	}
