@@ -43,8 +43,9 @@ public final class Exemption {
 
 	/** Returns this exemption with requests for which the SpEL {@code expression} is true exempt too. */
 	Exemption orIf(String spec, Expression expression, AddressKey address) {
+		boolean readsIp = KeySource.readsIp(expression);
 		return or(new Condition(spec, (request) -> Boolean.TRUE
-			.equals(expression.getValue(KeySource.requestContext(expression, request, address), Boolean.class))));
+			.equals(expression.getValue(KeySource.requestContext(readsIp, request, address), Boolean.class))));
 	}
 
 	/** Returns this exemption with the requests that {@code exemption} exempts exempt too. */

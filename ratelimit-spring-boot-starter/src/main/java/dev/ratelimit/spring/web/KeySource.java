@@ -64,8 +64,9 @@ interface KeySource {
 	 * methods but not reach types or beans.
 	 */
 	static KeySource expression(Expression expression, List<ParameterBinding> bindings, AddressKey address) {
+		boolean readsIp = readsIp(expression);
 		return (request, uriVariables) -> {
-			Object value = expression.getValue(handlerContext(expression, request, uriVariables, bindings, address));
+			Object value = expression.getValue(handlerContext(readsIp, request, uriVariables, bindings, address));
 			return orAddress("spel:", (value != null) ? value.toString() : null, request, address);
 		};
 	}
@@ -80,29 +81,36 @@ interface KeySource {
 	}
 
 	/**
+	 * Returns whether {@code expression} may read {@code #ip}: resolving the client address walks the forwarding
+	 * headers, so a context gets it only then. Asked once per expression, not per request.
+	 */
+	static boolean readsIp(Expression expression) {
+		return mayRead(expression.getExpressionString(), IP);
+	}
+
+	/**
 	 * Returns the context of a {@code spel:} key: the variables of {@link #requestContext}, every URI template
 	 * variable by name, then every binding.
 	 */
-	static SimpleEvaluationContext handlerContext(Expression expression, LimitedRequest request,
+	static SimpleEvaluationContext handlerContext(boolean readsIp, LimitedRequest request,
 			Map<String, String> uriVariables, List<ParameterBinding> bindings, AddressKey address) {
 		SimpleEvaluationContext context = readOnlyContext();
 		uriVariables.forEach(context::setVariable);
 		for (ParameterBinding binding : bindings) {
 			context.setVariable(binding.variable(), binding.value(request, uriVariables));
 		}
-		setRequestVariables(context, expression, request, address);
+		setRequestVariables(context, readsIp, request, address);
 		return context;
 	}
 
 	/**
-	 * Returns a context for {@code expression} with the variables {@code #request}, {@code #principal} and
-	 * {@code #ip} (the client address as keys write it) that can read properties and call methods but not reach
-	 * types or beans.
+	 * Returns a context with the variables {@code #request}, {@code #principal} and, when {@code readsIp}, {@code #ip}
+	 * (the client address as keys write it) that can read properties and call methods but not reach types or
+	 * beans.
 	 */
-	static SimpleEvaluationContext requestContext(Expression expression, LimitedRequest request,
-			AddressKey address) {
+	static SimpleEvaluationContext requestContext(boolean readsIp, LimitedRequest request, AddressKey address) {
 		SimpleEvaluationContext context = readOnlyContext();
-		setRequestVariables(context, expression, request, address);
+		setRequestVariables(context, readsIp, request, address);
 		return context;
 	}
 
@@ -110,12 +118,11 @@ interface KeySource {
 		return SimpleEvaluationContext.forReadOnlyDataBinding().withInstanceMethods().build();
 	}
 
-	private static void setRequestVariables(SimpleEvaluationContext context, Expression expression,
+	private static void setRequestVariables(SimpleEvaluationContext context, boolean readsIp,
 			LimitedRequest request, AddressKey address) {
 		context.setVariable("request", request.unwrap());
 		context.setVariable(PRINCIPAL, request.principal());
-		// resolving the client address walks the forwarding headers: only for an expression that may read it
-		if (mayRead(expression.getExpressionString(), IP)) {
+		if (readsIp) {
 			context.setVariable(IP, address.text(request));
 		}
 	}

@@ -39,10 +39,13 @@ final class RequestCost {
 
 	private final boolean shadow;
 
+	private final boolean readsIp;
+
 	RequestCost(Expression expression, List<ParameterBinding> bindings, AddressKey address, TimeSource time,
 			boolean shadow) {
 		this.text = expression.getExpressionString();
 		this.expression = expression;
+		this.readsIp = KeySource.readsIp(expression);
 		this.bindings = bindings;
 		this.address = address;
 		this.warning = new ThrottledWarning(logger, time);
@@ -62,7 +65,7 @@ final class RequestCost {
 		Object value;
 		try {
 			value = this.expression.getValue(
-					KeySource.handlerContext(this.expression, request, uriVariables, this.bindings, this.address));
+					KeySource.handlerContext(this.readsIp, request, uriVariables, this.bindings, this.address));
 		}
 		catch (RuntimeException ex) {
 			throw invalid(policy, request, "could not be computed", ex.toString());
