@@ -86,12 +86,23 @@ final class ExchangeDecisions {
 	 * the decision, the Redis client's I/O thread, which must go on reading replies while the request runs.
 	 * Answered from another thread, a rejection's response was seen to leave its connection unable to take the
 	 * next request.
+	 * <p>
+	 * An answer of the limiter's own to a request decided at once is written in a task of its own on the
+	 * request's event loop. Reactor Netty before 1.3.8 stops reading a keep-alive connection for good when a
+	 * request that waited in its queue is answered within the task that dispatched it (reactor/reactor-netty#4361),
+	 * and a rejection decided in memory would be such an answer each time a client sends a request before the
+	 * answer to its previous one has been completed on the server's side.
 	 */
 	private <T> Mono<T> decided(ExchangeLimitedRequest request, LimitCatalog.Match match, Mono<T> proceed) {
 		CompletableFuture<RequestDecisions.Verdict> decided = this.decisions.decideAsync(request, match)
 			.toCompletableFuture();
 		if (decided.isDone() && !decided.isCompletedExceptionally()) {
-			return carryOut(request, decided.join(), proceed);
+			RequestDecisions.Verdict verdict = decided.join();
+			return switch (verdict.action()) {
+				case PROCEED, HOLD -> carryOut(request, verdict, proceed);
+				case REJECT, BAD_REQUEST ->
+					Mono.defer(() -> carryOut(request, verdict, proceed)).subscribeOn(request.eventLoop());
+			};
 		}
 		Mono<RequestDecisions.Verdict> verdict = Mono.fromCompletionStage(decided);
 		return (decided.isDone() ? verdict : verdict.publishOn(request.eventLoop()))
