@@ -24,6 +24,13 @@ public interface WebStack {
 	void forEachHandler(BiConsumer<HandlerMethod, List<String>> action);
 
 	/**
+	 * Returns the types of the resolver beans that a {@code bean:} key, plan or exemption may name on this stack,
+	 * with how each is asked about a request.
+	 * @return the stack's resolver types
+	 */
+	ResolverTypes resolvers();
+
+	/**
 	 * Returns the stack's name, as startup messages write it.
 	 * @return such as {@code Spring MVC}
 	 */

@@ -2,20 +2,14 @@ package dev.ratelimit.spring.webflux;
 
 import java.util.concurrent.ScheduledExecutorService;
 
-import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
+import dev.ratelimit.spring.autoconfigure.LimitCatalogConfiguration;
 import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
-import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
 import dev.ratelimit.spring.redis.JedisScriptExecutor;
-import dev.ratelimit.spring.web.ClientAddresses;
 import dev.ratelimit.spring.web.LimitCatalog;
-import dev.ratelimit.spring.web.LimitDefinitions;
-import dev.ratelimit.spring.web.PolicyChanges;
-import dev.ratelimit.spring.web.PolicyOverrides;
-import dev.ratelimit.spring.web.PolicyPlans;
 import dev.ratelimit.spring.web.RateLimitConfigurationException;
 import dev.ratelimit.spring.web.RequestDecisions;
+import dev.ratelimit.spring.web.WebStack;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import reactor.core.scheduler.Schedulers;
@@ -32,6 +26,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.web.reactive.DispatcherHandler;
 import org.springframework.web.reactive.HandlerAdapter;
@@ -47,6 +42,7 @@ import org.springframework.web.reactive.result.method.annotation.RequestMappingH
 @ConditionalOnWebApplication(type = Type.REACTIVE)
 @ConditionalOnClass(DispatcherHandler.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@Import(LimitCatalogConfiguration.class)
 public final class RateLimitWebFluxAutoConfiguration {
 
 	/**
@@ -56,15 +52,9 @@ public final class RateLimitWebFluxAutoConfiguration {
 	public static final int FILTER_ORDER = -110;
 
 	@Bean
-	@ConditionalOnMissingBean
-	LimitCatalog rateLimitCatalog(RateLimitProperties properties, PolicyOverrides overrides,
-			ListableBeanFactory beanFactory, ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
-			RateLimitStore store, ClientAddresses clientAddresses, TimeSource timeSource, PolicyPlans policyPlans,
-			PolicyChanges changes) {
-		return new LimitCatalog(
-				new LimitDefinitions(properties, overrides, beanFactory, WebFluxStack.RESOLVERS, clientAddresses,
-						timeSource, policyPlans),
-				new WebFluxStack(handlerMappings, beanFactory), store, beanFactory, changes);
+	WebStack rateLimitWebStack(ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
+			ListableBeanFactory beanFactory) {
+		return new WebFluxStack(handlerMappings, beanFactory);
 	}
 
 	@Bean

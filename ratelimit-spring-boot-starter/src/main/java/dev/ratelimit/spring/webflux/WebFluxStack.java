@@ -26,7 +26,7 @@ final class WebFluxStack implements WebStack {
 	 * WebFlux's resolver types: {@link ReactiveKeyResolver}, {@link ReactivePlanResolver} and
 	 * {@link ReactiveRateLimitExemption}, each read from what it answered for the request.
 	 */
-	static final ResolverTypes RESOLVERS = new ResolverTypes(
+	private static final ResolverTypes RESOLVERS = new ResolverTypes(
 			new ResolverTypes.Type<>(ReactiveKeyResolver.class,
 					(resolver, request) -> (String) ReactiveResolutions.answer(request, resolver)),
 			new ResolverTypes.Type<>(ReactivePlanResolver.class,
@@ -44,6 +44,11 @@ final class WebFluxStack implements WebStack {
 	WebFluxStack(ObjectProvider<RequestMappingHandlerMapping> handlerMappings, ListableBeanFactory beanFactory) {
 		this.handlerMappings = handlerMappings;
 		this.beanFactory = beanFactory;
+	}
+
+	@Override
+	public ResolverTypes resolvers() {
+		return RESOLVERS;
 	}
 
 	@Override

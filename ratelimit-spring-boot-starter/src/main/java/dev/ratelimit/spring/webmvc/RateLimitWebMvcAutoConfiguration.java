@@ -2,21 +2,14 @@ package dev.ratelimit.spring.webmvc;
 
 import java.util.concurrent.ScheduledExecutorService;
 
-import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.spring.RateLimitExceededHandler;
+import dev.ratelimit.spring.autoconfigure.LimitCatalogConfiguration;
 import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
-import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
-import dev.ratelimit.spring.web.ClientAddresses;
 import dev.ratelimit.spring.web.LimitCatalog;
-import dev.ratelimit.spring.web.LimitDefinitions;
-import dev.ratelimit.spring.web.PolicyChanges;
-import dev.ratelimit.spring.web.PolicyOverrides;
-import dev.ratelimit.spring.web.PolicyPlans;
 import dev.ratelimit.spring.web.RequestDecisions;
+import dev.ratelimit.spring.web.WebStack;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import org.apache.catalina.Valve;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -31,6 +24,7 @@ import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilte
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
@@ -45,6 +39,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnWebApplication(type = Type.SERVLET)
 @ConditionalOnClass(WebMvcConfigurer.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@Import(LimitCatalogConfiguration.class)
 public final class RateLimitWebMvcAutoConfiguration {
 
 	/** Name of the registration of the filter that decides the rules marked {@code before-security}. */
@@ -57,15 +52,9 @@ public final class RateLimitWebMvcAutoConfiguration {
 	public static final int FILTER_ORDER = SecurityFilterProperties.DEFAULT_FILTER_ORDER - 10;
 
 	@Bean
-	@ConditionalOnMissingBean
-	LimitCatalog rateLimitCatalog(RateLimitProperties properties, PolicyOverrides overrides,
-			ListableBeanFactory beanFactory, ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
-			RateLimitStore store, ClientAddresses clientAddresses, TimeSource timeSource, PolicyPlans policyPlans,
-			PolicyChanges changes) {
-		return new LimitCatalog(
-				new LimitDefinitions(properties, overrides, beanFactory, WebMvcStack.RESOLVERS, clientAddresses,
-						timeSource, policyPlans),
-				new WebMvcStack(handlerMappings, beanFactory), store, beanFactory, changes);
+	WebStack rateLimitWebStack(ObjectProvider<RequestMappingHandlerMapping> handlerMappings,
+			ListableBeanFactory beanFactory) {
+		return new WebMvcStack(handlerMappings, beanFactory);
 	}
 
 	@Bean

@@ -26,7 +26,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 final class WebMvcStack implements WebStack {
 
 	/** Spring MVC's resolver types: {@link KeyResolver}, {@link PlanResolver} and {@link RateLimitExemption}. */
-	static final ResolverTypes RESOLVERS = new ResolverTypes(
+	private static final ResolverTypes RESOLVERS = new ResolverTypes(
 			new ResolverTypes.Type<>(KeyResolver.class, (resolver, request) -> resolver.resolve(servlet(request))),
 			new ResolverTypes.Type<>(PlanResolver.class, (resolver, request) -> resolver.resolve(servlet(request))),
 			new ResolverTypes.Type<>(RateLimitExemption.class,
@@ -49,6 +49,11 @@ final class WebMvcStack implements WebStack {
 		this.handlerMappings.orderedStream()
 			.forEach((mapping) -> mapping.getHandlerMethods().forEach((info, handler) -> action.accept(handler,
 					routes(info))));
+	}
+
+	@Override
+	public ResolverTypes resolvers() {
+		return RESOLVERS;
 	}
 
 	@Override
