@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
@@ -142,6 +143,32 @@ class ObservedDecisionsTests {
 		});
 		this.runner.withClassLoader(new FilteredClassLoader(ObservationRegistry.class))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DecisionObserver.class));
+		assertThat(this.stopped).isEmpty();
+	}
+
+	/** The property that docs/starter.md gives for leaving the decisions unobserved, through Spring Boot's own. */
+	@Test
+	void observesNoDecisionWhereSpringBootsPropertyTurnsTheObservationOff() {
+		WebApplicationContextRunner observed = this.runner
+			.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
+			.withBean(ObservationHandler.class, () -> new ObservationHandler<>() {
+
+				@Override
+				public void onStop(Observation.Context context) {
+					ObservedDecisionsTests.this.stopped.add(context);
+				}
+
+				@Override
+				public boolean supportsContext(Observation.Context context) {
+					return true;
+				}
+
+			});
+		observed.run((context) -> assertThat(MockMvcTester.from(context).get().uri("/gcra")).hasStatusOk());
+		assertThat(this.stopped).extracting(Observation.Context::getName).containsExactly("ratelimit.decision");
+		this.stopped.clear();
+		observed.withPropertyValues("management.observations.enable.ratelimit=false")
+			.run((context) -> assertThat(MockMvcTester.from(context).get().uri("/gcra")).hasStatusOk());
 		assertThat(this.stopped).isEmpty();
 	}
 
