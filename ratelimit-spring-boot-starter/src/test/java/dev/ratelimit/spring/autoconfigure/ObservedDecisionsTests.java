@@ -50,20 +50,23 @@ class ObservedDecisionsTests {
 		.withBean("apiKeyResolver", KeyResolver.class, () -> (request) -> request.getHeader("X-Key"))
 		.withUserConfiguration(TestControllers.LimitedController.class);
 
+	/** Records every observation that stops. */
+	private final ObservationHandler<Observation.Context> recorder = new ObservationHandler<>() {
+
+		@Override
+		public void onStop(Observation.Context context) {
+			ObservedDecisionsTests.this.stopped.add(context);
+		}
+
+		@Override
+		public boolean supportsContext(Observation.Context context) {
+			return true;
+		}
+
+	};
+
 	ObservedDecisionsTests() {
-		this.registry.observationConfig().observationHandler(new ObservationHandler<>() {
-
-			@Override
-			public void onStop(Observation.Context context) {
-				ObservedDecisionsTests.this.stopped.add(context);
-			}
-
-			@Override
-			public boolean supportsContext(Observation.Context context) {
-				return true;
-			}
-
-		});
+		this.registry.observationConfig().observationHandler(this.recorder);
 	}
 
 	@Test
@@ -151,19 +154,7 @@ class ObservedDecisionsTests {
 	void observesNoDecisionWhereSpringBootsPropertyTurnsTheObservationOff() {
 		WebApplicationContextRunner observed = this.runner
 			.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
-			.withBean(ObservationHandler.class, () -> new ObservationHandler<>() {
-
-				@Override
-				public void onStop(Observation.Context context) {
-					ObservedDecisionsTests.this.stopped.add(context);
-				}
-
-				@Override
-				public boolean supportsContext(Observation.Context context) {
-					return true;
-				}
-
-			});
+			.withBean(ObservationHandler.class, () -> this.recorder);
 		observed.run((context) -> assertThat(MockMvcTester.from(context).get().uri("/gcra")).hasStatusOk());
 		assertThat(this.stopped).extracting(Observation.Context::getName).containsExactly("ratelimit.decision");
 		this.stopped.clear();
