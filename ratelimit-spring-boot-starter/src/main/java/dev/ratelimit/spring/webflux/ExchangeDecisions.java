@@ -82,31 +82,35 @@ final class ExchangeDecisions {
 
 	/**
 	 * Carries out the verdict once decided: at once when the store decided on the calling thread, as the
-	 * in-memory store does; else back on the request's own event loop, rather than on the thread that completed
-	 * the decision, the Redis client's I/O thread, which must go on reading replies while the request runs.
-	 * Answered from another thread, a rejection's response was seen to leave its connection unable to take the
-	 * next request.
-	 * <p>
-	 * An answer of the limiter's own to a request decided at once is written in a task of its own on the
-	 * request's event loop. Reactor Netty before 1.3.8 stops reading a keep-alive connection for good when a
-	 * request that waited in its queue is answered within the task that dispatched it (reactor/reactor-netty#4361),
-	 * and a rejection decided in memory would be such an answer each time a client sends a request before the
-	 * answer to its previous one has been completed on the server's side.
+	 * in-memory store does, and the request goes on; else in a task of its own on the request's event loop.
+	 * <ul>
+	 * <li>A verdict that the Redis client's I/O thread completed is carried out there no longer: that thread must
+	 * go on reading replies while the request runs, and a rejection answered from it was seen to leave its
+	 * connection unable to take the next request.</li>
+	 * <li>An answer of the limiter's own is written after the task that dispatched the request even when decided
+	 * at once: Reactor Netty before 1.3.8 stops reading a keep-alive connection for good when a request that
+	 * waited in its queue is answered within that task (reactor/reactor-netty#4361), as a rejection decided in
+	 * memory would be whenever a client sends a request before the answer to its previous one is complete on the
+	 * server's side.</li>
+	 * </ul>
 	 */
 	private <T> Mono<T> decided(ExchangeLimitedRequest request, LimitCatalog.Match match, Mono<T> proceed) {
 		CompletableFuture<RequestDecisions.Verdict> decided = this.decisions.decideAsync(request, match)
 			.toCompletableFuture();
-		if (decided.isDone() && !decided.isCompletedExceptionally()) {
-			RequestDecisions.Verdict verdict = decided.join();
-			return switch (verdict.action()) {
-				case PROCEED, HOLD -> carryOut(request, verdict, proceed);
-				case REJECT, BAD_REQUEST ->
-					Mono.defer(() -> carryOut(request, verdict, proceed)).subscribeOn(request.eventLoop());
-			};
+		if (decided.isDone() && !decided.isCompletedExceptionally() && goesOn(decided.join())) {
+			return carryOut(request, decided.join(), proceed);
 		}
 		Mono<RequestDecisions.Verdict> verdict = Mono.fromCompletionStage(decided);
-		return (decided.isDone() ? verdict : verdict.publishOn(request.eventLoop()))
+		return (decided.isCompletedExceptionally() ? verdict : verdict.publishOn(request.eventLoop()))
 			.flatMap((done) -> carryOut(request, done, proceed));
+	}
+
+	/** Whether the request goes on to its handler, at once or after its delay, rather than being answered here. */
+	private static boolean goesOn(RequestDecisions.Verdict verdict) {
+		return switch (verdict.action()) {
+			case PROCEED, HOLD -> true;
+			case REJECT, BAD_REQUEST -> false;
+		};
 	}
 
 	private <T> Mono<T> carryOut(ExchangeLimitedRequest request, RequestDecisions.Verdict verdict, Mono<T> proceed) {
