@@ -1,15 +1,27 @@
 package dev.ratelimit.core;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps the state of every key under every policy and decides requests against it: in memory for one
  * instance, in Redis for a fleet.
+ * <p>
+ * Beyond deciding, a store may offer capabilities, each an optional view in the way a cache's policy offers its
+ * eviction: a {@link #fleet() fleet} of instances sharing its quotas, {@link #sharedChanges() runtime changes}
+ * shared with that fleet, a {@link #failures() failure policy} for a server that does not answer, and a
+ * {@link #warmUp() warm-up} before the first request. A store that lacks one returns an empty view, and whoever
+ * operates the store (health, metrics, runtime changes) asks the view, never the store's class.
  */
 public interface RateLimitStore {
 
@@ -186,6 +198,183 @@ public interface RateLimitStore {
 			throw new IllegalArgumentException("Expected one decision per limit, " + limits.size() + ", got "
 					+ decisions.size());
 		}
+	}
+
+	/**
+	 * Returns the fleet of instances that share this store's quotas, when the store is shared.
+	 * @return the fleet, empty for a store that one instance keeps to itself
+	 */
+	default Optional<Fleet> fleet() {
+		return Optional.empty();
+	}
+
+	/**
+	 * Returns how this store shares the runtime changes of policies with the other instances of its fleet.
+	 * @return the shared changes, empty for a store that does not share them: a change then lasts as long as the
+	 * instance that made it
+	 */
+	default Optional<SharedChanges> sharedChanges() {
+		return Optional.empty();
+	}
+
+	/**
+	 * Returns how this store decides when the server that keeps its state does not answer, and how it fared.
+	 * @return the failures, empty for a store that never waits for a server
+	 */
+	default Optional<Failures> failures() {
+		return Optional.empty();
+	}
+
+	/**
+	 * Returns how this store prepares for the first requests.
+	 * @return the warm-up, empty for a store that needs none
+	 */
+	default Optional<WarmUp> warmUp() {
+		return Optional.empty();
+	}
+
+	/**
+	 * The instances that share a store's quotas.
+	 */
+	@FunctionalInterface
+	interface Fleet {
+
+		/**
+		 * Returns how many instances share the store's quotas, as last counted; a store whose server has never
+		 * answered counts itself alone. Under {@link FailurePolicy#LOCAL} each enforces its share of every limit
+		 * while the server is away.
+		 * @return the size of the fleet, at least 1
+		 */
+		int size();
+
+	}
+
+	/**
+	 * The runtime changes of policies that every instance of a fleet applies, kept where an instance that starts
+	 * later reads them.
+	 */
+	interface SharedChanges {
+
+		/**
+		 * Shares a runtime change of a policy with every instance of the fleet, or removes it. Each instance
+		 * learns of it soon after and tells its {@link #onChange listener}, which applies it.
+		 * @param policy the name of the policy
+		 * @param change its new values, or null to remove its change
+		 * @throws IllegalStateException if the store could not share it
+		 */
+		void share(String policy, @Nullable SharedChange change);
+
+		/**
+		 * Reads the changes that the fleet shares for the given policies.
+		 * @param policies the names of the policies
+		 * @return the change of each policy that has one
+		 * @throws IllegalStateException if the store could not read them
+		 */
+		Map<String, SharedChange> read(Collection<String> policies);
+
+		/**
+		 * Sets what runs whenever the fleet's shared changes may have changed, and once the store first knows
+		 * them: typically {@link #read reading} them and applying them with {@link RateLimitStore#change}.
+		 * @param listener what runs, on a thread of the store's; must not throw
+		 */
+		void onChange(Runnable listener);
+
+	}
+
+	/**
+	 * The values a runtime change gives a policy, which every instance of a fleet applies.
+	 *
+	 * @param limit the limit
+	 * @param window the window
+	 * @param burst the burst, the limit for the window algorithms
+	 */
+	record SharedChange(long limit, Duration window, long burst) {
+
+		/**
+		 * Creates the values of a change.
+		 * @param limit the limit
+		 * @param window the window, a whole number of microseconds
+		 * @param burst the burst
+		 */
+		public SharedChange {
+			Objects.requireNonNull(window, "window must not be null");
+		}
+
+		/**
+		 * Returns the values of {@code policy}.
+		 * @param policy the policy
+		 * @return its limit, window and burst
+		 */
+		public static SharedChange of(RateLimitPolicy policy) {
+			return new SharedChange(policy.limit(), policy.window(), policy.burst());
+		}
+
+	}
+
+	/**
+	 * What a store whose state lives in a server decides when the server does not, and how often it did.
+	 */
+	interface Failures {
+
+		/**
+		 * Returns the failure policy, since how long the server has been failing, if it is, and how many
+		 * decisions the failure policy has made.
+		 * @return the status of the failure policy
+		 */
+		FailureStatus status();
+
+		/**
+		 * Adds a listener told of every decision the failure policy makes and of every give-back the server did
+		 * not carry out.
+		 * @param listener the listener
+		 */
+		void addListener(FailureListener listener);
+
+	}
+
+	/**
+	 * Told of every decision that a store's {@link FailurePolicy} made because its server did not.
+	 */
+	@FunctionalInterface
+	interface FailureListener {
+
+		/**
+		 * Called once per decision made without the server, on the thread that asked for it, or for an
+		 * {@link RateLimitStore#decideAllAsync asynchronous} decision on the thread that completes it; must be
+		 * quick, must not block and must not throw.
+		 * @param policies the policies of the decision
+		 * @param cause why the server did not decide, such as a {@link java.util.concurrent.TimeoutException},
+		 * or the last such failure while the server is known to be failing
+		 */
+		void onFailure(List<RateLimitPolicy> policies, Throwable cause);
+
+		/**
+		 * Called once per {@link RateLimitStore#giveBack give-back} that the server did not carry out, whose
+		 * permits stay taken, on the thread that gave back, or for an
+		 * {@link RateLimitStore#giveBackAsync asynchronous} give-back on the thread that completes it; must be
+		 * quick, must not block and must not throw. Does nothing by default.
+		 * @param policies the policies whose permits stay taken
+		 * @param cause why the server did not take them back
+		 */
+		default void onGiveBackFailure(List<RateLimitPolicy> policies, Throwable cause) {
+		}
+
+	}
+
+	/**
+	 * Prepares a store for the first requests, such as opening its connection and loading what its server runs,
+	 * which the first request would otherwise pay for.
+	 */
+	@FunctionalInterface
+	interface WarmUp {
+
+		/**
+		 * Prepares what deciding the given stacks of policies needs, without changing any client's state.
+		 * @param stacks the policies of each endpoint, decided together when there are several
+		 * @return completes once the store is ready, exceptionally when it could not prepare
+		 */
+		CompletionStage<Void> warmUp(Collection<List<RateLimitPolicy>> stacks);
+
 	}
 
 }

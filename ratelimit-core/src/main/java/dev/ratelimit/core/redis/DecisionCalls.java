@@ -2,7 +2,9 @@ package dev.ratelimit.core.redis;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
@@ -21,6 +23,9 @@ final class DecisionCalls {
 
 	/** The integers a script replies per policy. */
 	private static final int REPLY = 9;
+
+	/** Where a chain of calls starts, and what a chain of none is. */
+	static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
 	private final RedisKeys keys;
 
@@ -50,19 +55,10 @@ final class DecisionCalls {
 
 	/**
 	 * Decides one request under limits whose client keys are {@code clients}, already escaped, one per
-	 * limiter: one script call, waited for at most the timeout.
+	 * limiter: one script call, waited for at most the timeout if {@code wait}; the stage fails with a
+	 * {@link ScriptCaller.CallFailure} when Redis did not decide.
 	 * @param sent the instant of the call, from {@link #now()}
 	 * @param peek whether to take nothing and reply as to a request another limit refused
-	 */
-	List<Decision> decide(List<String> clients, List<RedisLimiter> limiters, long sent, boolean peek)
-			throws ScriptCaller.CallFailure {
-		return read(limiters, this.caller.call(decideScript(limiters, peek), keys(clients, limiters),
-				decideArgs(limiters, sent, peek)));
-	}
-
-	/**
-	 * Decides as {@link #decide(List, List, long, boolean)} does, waiting for the reply only if {@code wait};
-	 * the stage fails with a {@link ScriptCaller.CallFailure} where that throws one.
 	 */
 	CompletableFuture<List<Decision>> decide(List<String> clients, List<RedisLimiter> limiters, long sent,
 			boolean peek, boolean wait) {
@@ -126,11 +122,18 @@ final class DecisionCalls {
 		}, wait);
 	}
 
-	/** Sends the call for the warm-up's client, whose key no client key is written as, without waiting. */
-	CompletableFuture<List<Long>> warmUp(List<RedisLimiter> limiters) {
-		return this.caller.send(script(limiters),
-				keys(Collections.nCopies(limiters.size(), RedisKeys.WARM_UP_CLIENT), limiters),
-				args(limiters, nowArgument(now()), ""));
+	/**
+	 * Sends, without waiting, one call of each script that the given stacks of limiters use, for the warm-up's
+	 * client, whose key no client key is written as.
+	 */
+	CompletableFuture<Void> warmUp(List<List<RedisLimiter>> stacks) {
+		Map<String, CompletableFuture<?>> calls = new HashMap<>();
+		for (List<RedisLimiter> limiters : stacks) {
+			calls.computeIfAbsent(script(limiters).sha1(), (sha1) -> this.caller.send(script(limiters),
+					keys(Collections.nCopies(limiters.size(), RedisKeys.WARM_UP_CLIENT), limiters),
+					args(limiters, nowArgument(now()), "")));
+		}
+		return CompletableFuture.allOf(calls.values().toArray(CompletableFuture[]::new));
 	}
 
 	private String nowArgument(long now) {
@@ -149,12 +152,41 @@ final class DecisionCalls {
 	}
 
 	/**
+	 * Carries each client's permits over to its limiter's policy from the ones it changed from, while any of
+	 * them still counts: one more call per such limiter, one after another, until then; none afterwards. Each
+	 * call is waited for if {@code wait}.
+	 * @param clients the client keys, already escaped, one per limiter
+	 * @param sent the instant of the decision that follows, from {@link #now()}
+	 */
+	CompletableFuture<?> carryOver(List<String> clients, List<RedisLimiter> limiters, long sent, boolean wait) {
+		CompletableFuture<?> carried = DONE;
+		for (int i = 0; i < limiters.size(); i++) {
+			RedisLimiter limiter = limiters.get(i);
+			List<RedisLimiter.Predecessor> predecessors = limiter.predecessors;
+			if (predecessors.isEmpty()) {
+				continue;
+			}
+			List<RedisLimiter.Predecessor> live = new ArrayList<>(predecessors.size());
+			for (RedisLimiter.Predecessor predecessor : predecessors) {
+				if (predecessor.untilNanos() - sent > 0) {
+					live.add(predecessor);
+				}
+			}
+			if (!live.isEmpty()) {
+				String client = clients.get(i);
+				carried = carried.thenCompose((none) -> carryOver(client, limiter, live, sent, wait));
+			}
+		}
+		return carried;
+	}
+
+	/**
 	 * Carries the permits that the client whose key is written {@code client} has in use under the newest of
 	 * {@code predecessors} holding it over to {@code limiter}, unless it has a state under it already: one
 	 * script call, waited for at most the timeout if {@code wait}.
 	 * @param sent the instant of the decision that follows, from {@link #now()}
 	 */
-	CompletableFuture<List<Long>> carryOver(String client, RedisLimiter limiter,
+	private CompletableFuture<List<Long>> carryOver(String client, RedisLimiter limiter,
 			List<RedisLimiter.Predecessor> predecessors, long sent, boolean wait) {
 		List<String> keys = keys(client, limiter, predecessors);
 		String now = nowArgument(sent);

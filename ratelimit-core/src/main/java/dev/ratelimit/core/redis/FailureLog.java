@@ -6,6 +6,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.TimeSource;
 
 /**

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;

@@ -8,6 +8,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.core.FailurePolicy;
+import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.TimeSource;
 
 /**

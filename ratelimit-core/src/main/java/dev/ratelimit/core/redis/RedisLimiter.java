@@ -8,11 +8,12 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
 
 /**
- * One policy of a {@link RedisRateLimitStore}, with its script and its arguments written out once.
+ * One policy of a {@link RedisRateLimitStore}, with its script and its arguments written out once, and the
+ * policies it changed from at runtime.
  */
 final class RedisLimiter implements RateLimiter {
 
-	private final RedisRateLimitStore store;
+	private final KeyDecisions decisions;
 
 	private final RateLimitPolicy policy;
 
@@ -39,9 +40,9 @@ final class RedisLimiter implements RateLimiter {
 	 */
 	final List<Predecessor> predecessors;
 
-	RedisLimiter(RedisRateLimitStore store, RateLimitPolicy policy, String stateName, List<Predecessor> predecessors) {
+	RedisLimiter(KeyDecisions decisions, RateLimitPolicy policy, String stateName, List<Predecessor> predecessors) {
 		LuaExactness.check(policy);
-		this.store = store;
+		this.decisions = decisions;
 		this.policy = policy;
 		this.stateName = stateName;
 		this.predecessors = predecessors;
@@ -61,7 +62,7 @@ final class RedisLimiter implements RateLimiter {
 
 	@Override
 	public Decision decide(String key) {
-		return this.store.decide(key, List.of(this)).get(0);
+		return this.decisions.decide(key, List.of(this)).get(0);
 	}
 
 	@Override

@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.ManualTimeSource;
 
 import static org.assertj.core.api.Assertions.assertThat;

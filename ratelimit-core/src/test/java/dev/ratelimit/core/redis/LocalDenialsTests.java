@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStoreTests.Call;
@@ -152,7 +153,7 @@ class LocalDenialsTests {
 		store.limiter(GCRA).decide("k");
 		store.decideAll("k", List.of(GCRA, LEAKY));
 		store.limiter(GCRA).decide("other");
-		store.forget("k");
+		store.receive("reset:k");
 		store.limiter(GCRA).decide("k");
 		store.decideAll("k", List.of(GCRA, LEAKY));
 		store.limiter(GCRA).decide("other");
@@ -165,7 +166,7 @@ class LocalDenialsTests {
 		StubExecutor redis = redis((call) -> {
 			if (store.get() != null) {
 				// the key is reset while its call is on its way
-				store.get().forget("k");
+				store.get().receive("reset:k");
 			}
 			return reply(DENIED);
 		});

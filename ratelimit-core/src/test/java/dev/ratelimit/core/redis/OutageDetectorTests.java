@@ -8,6 +8,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.core.FailurePolicy;
+import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.ManualTimeSource;
 
 import static org.assertj.core.api.Assertions.assertThat;

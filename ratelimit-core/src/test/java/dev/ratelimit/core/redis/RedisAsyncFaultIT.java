@@ -16,6 +16,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.testing.CommandStats;
@@ -101,14 +102,18 @@ class RedisAsyncFaultIT {
 					.onFailure((policies, cause) -> this.byFailurePolicy.incrementAndGet())
 					.build()) {
 			// the heartbeat tells the store Redis' clock, which every call's deadline is written in
-			store.warmUp(List.of(List.of(POLICY))).get(BOUND_SECONDS, TimeUnit.SECONDS);
+			store.warmUp()
+				.orElseThrow()
+				.warmUp(List.of(List.of(POLICY)))
+				.toCompletableFuture()
+				.get(BOUND_SECONDS, TimeUnit.SECONDS);
 			assertThat(decide(store, "before").decision.allowed()).as("decided by Redis").isTrue();
 			long writesBefore = writes(server);
 			this.byFailurePolicy.set(0);
 
 			breakRedis(fault, server, proxy);
 			int failed = 0;
-			while (!store.isFailing()) {
+			while (!store.failures().orElseThrow().status().failing()) {
 				assertThat(failed).as("decisions before the store switched").isLessThan(20);
 				Outcome outcome = decide(store, "client");
 				if (fault != Fault.KILLED) {
@@ -142,7 +147,7 @@ class RedisAsyncFaultIT {
 			};
 			int allowedAfter = 0;
 			long recovering = System.nanoTime();
-			while (store.isFailing() || allowedAfter == 0) {
+			while (store.failures().orElseThrow().status().failing() || allowedAfter == 0) {
 				assertThat(System.nanoTime() - recovering).as("time to decide by Redis again")
 					.isLessThan(TimeUnit.SECONDS.toNanos(BOUND_SECONDS));
 				Outcome outcome = decide(store, "after");
@@ -152,7 +157,7 @@ class RedisAsyncFaultIT {
 					Thread.sleep(20);
 				}
 			}
-			assertThat(store.failureStatus().failing()).isFalse();
+			assertThat(store.failures().orElseThrow().status().failing()).isFalse();
 			// quiet: a call the store gave up on, held by the hung Redis or its client, may only run now
 			Thread.sleep(300);
 			assertThat(writes(server) - writesAtHeal).as("writes in Redis after the fault, one per permit it granted")

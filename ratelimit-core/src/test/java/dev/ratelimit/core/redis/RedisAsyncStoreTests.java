@@ -20,10 +20,12 @@ import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.ManualTimeSource;
-import dev.ratelimit.core.redis.RedisRateLimitStoreTests.Call;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.redis.RedisRateLimitStoreTests.Call;
 import dev.ratelimit.core.testing.FailLoudly;
 import dev.ratelimit.core.testing.ManualScheduler;
 
@@ -149,7 +151,7 @@ class RedisAsyncStoreTests {
 		assertThat(decided).isCompletedWithValueMatching((decisions) -> !decisions.get(0).allowed());
 		assertThat(this.causes).singleElement().isInstanceOf(IllegalStateException.class);
 		assertThat(this.listenedOn).extracting(Thread::getName).containsExactly(COMPLETER);
-		assertThat(store.isFailing()).isFalse();
+		assertThat(store.failures().orElseThrow().status().failing()).isFalse();
 	}
 
 	@Test
@@ -207,7 +209,7 @@ class RedisAsyncStoreTests {
 		this.redis.replies.get(0).completeExceptionally(
 				new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE, "connection refused", null));
 		assertThat(first).isCompletedWithValueMatching((decisions) -> !decisions.get(0).allowed());
-		assertThat(store.isFailing()).isTrue();
+		assertThat(store.failures().orElseThrow().status().failing()).isTrue();
 
 		// Redis is failing: this decision probes it, the others take the failure policy at once, without a call
 		CompletableFuture<List<Decision>> probe = decideWithoutWaiting(store, new KeyedPolicy("k", GCRA));
@@ -225,7 +227,7 @@ class RedisAsyncStoreTests {
 		assertThat(this.redis.calls).hasSize(3);
 		this.redis.reply(2, ALLOWED);
 		assertThat(again).isCompletedWithValueMatching((decisions) -> decisions.get(0).allowed());
-		assertThat(store.isFailing()).isFalse();
+		assertThat(store.failures().orElseThrow().status().failing()).isFalse();
 
 		// Redis answers again: every decision goes to it
 		decideWithoutWaiting(store, new KeyedPolicy("k", GCRA));
@@ -268,7 +270,7 @@ class RedisAsyncStoreTests {
 		RedisRateLimitStore store = store(Duration.ofSeconds(30));
 		List<RateLimitPolicy> notGivenBack = new CopyOnWriteArrayList<>();
 		RedisRateLimitStore reporting = builder(Duration.ofSeconds(30))
-			.onFailure(new RedisRateLimitStore.FailureListener() {
+			.onFailure(new RateLimitStore.FailureListener() {
 
 				@Override
 				public void onFailure(List<RateLimitPolicy> policies, Throwable cause) {

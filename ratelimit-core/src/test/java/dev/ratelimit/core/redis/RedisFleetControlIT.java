@@ -12,8 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.testing.FailLoudly;
 import dev.ratelimit.core.testing.ManualScheduler;
 import dev.ratelimit.core.testing.OpenStores;
@@ -55,24 +57,26 @@ class RedisFleetControlIT {
 		RedisRateLimitStore first = store(new ManualScheduler(new ManualTimeSource()));
 		RedisRateLimitStore second = store(beats);
 		AtomicInteger told = new AtomicInteger();
-		second.onSharedChanges(told::incrementAndGet);
+		second.sharedChanges().orElseThrow().onChange(told::incrementAndGet);
 		second.limiter(API).decide("client");
 		assertThat(beats.runNext()).isEqualTo(1);
 		assertThat(told).as("told at the first heartbeat, to read what was shared before it started").hasValue(1);
-		RedisRateLimitStore.SharedChange lowered = new RedisRateLimitStore.SharedChange(1, Duration.ofSeconds(5), 1);
-		first.share("api", lowered);
+		RateLimitStore.SharedChange lowered = new RateLimitStore.SharedChange(1, Duration.ofSeconds(5), 1);
+		first.sharedChanges().orElseThrow().share("api", lowered);
 		assertThat(told).hasValue(1);
 		beats.runNext();
 		assertThat(told).hasValue(2);
-		assertThat(second.sharedChanges(List.of("api", "web"))).isEqualTo(Map.of("api", lowered));
+		assertThat(second.sharedChanges().orElseThrow().read(List.of("api", "web"))).isEqualTo(Map.of("api", lowered));
 		beats.runNext();
 		assertThat(told).as("not told again while nothing changed").hasValue(2);
-		assertThat(store(new ManualScheduler(new ManualTimeSource())).sharedChanges(List.of("api")))
+		assertThat(store(new ManualScheduler(new ManualTimeSource())).sharedChanges()
+			.orElseThrow()
+			.read(List.of("api")))
 			.as("an instance that starts later").isEqualTo(Map.of("api", lowered));
-		first.share("api", null);
+		first.sharedChanges().orElseThrow().share("api", null);
 		beats.runNext();
 		assertThat(told).hasValue(3);
-		assertThat(second.sharedChanges(List.of("api"))).isEmpty();
+		assertThat(second.sharedChanges().orElseThrow().read(List.of("api"))).isEmpty();
 	}
 
 	@Test

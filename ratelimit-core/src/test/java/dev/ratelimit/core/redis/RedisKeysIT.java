@@ -19,6 +19,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
@@ -215,7 +216,11 @@ class RedisKeysIT {
 		RateLimitPolicy log = RateLimitPolicy.of("log", Algorithm.SLIDING_LOG, 3, Duration.ofSeconds(10));
 		RedisRateLimitStore store = store().build();
 		this.commands.scriptFlush();
-		store.warmUp(List.of(List.of(gcra), List.of(window, log))).get(10, TimeUnit.SECONDS);
+		store.warmUp()
+			.orElseThrow()
+			.warmUp(List.of(List.of(gcra), List.of(window, log)))
+			.toCompletableFuture()
+			.get(10, TimeUnit.SECONDS);
 		assertThat(this.commands.scriptExists(RedisScripts.get().standalone(Algorithm.GCRA).sha1(),
 				RedisScripts.get().stacked().sha1(), RedisScripts.get().standalone(Algorithm.FIXED_WINDOW).sha1()))
 			.containsExactly(true, true, false);

@@ -17,6 +17,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 import dev.ratelimit.core.testing.RedisExtension;
@@ -67,7 +68,11 @@ class RedisLateCallIT {
 			.failurePolicy(FailurePolicy.DENY)
 			.onFailure((policies, cause) -> this.failures.add(cause))
 			.build()) {
-			store.warmUp(List.of(List.of(policy), List.of(policy, other))).get(5, TimeUnit.SECONDS);
+			store.warmUp()
+				.orElseThrow()
+				.warmUp(List.of(List.of(policy), List.of(policy, other)))
+				.toCompletableFuture()
+				.get(5, TimeUnit.SECONDS);
 			long evalsBefore = scriptCalls();
 			this.commands.clientPause(PAUSE.toMillis());
 			// each wait less the time the thread then waited for a CPU: what the store made it wait

@@ -19,6 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.testing.FailLoudly;
@@ -129,7 +130,7 @@ class RedisLocalDenialsDifferentialIT {
 	 */
 	private void reset(String key, List<RateLimitPolicy> policies, String prefix, List<RedisRateLimitStore> fleet) {
 		policies.forEach((policy) -> fleet.get(0).reset(key, policy));
-		fleet.forEach((store) -> store.forget(key));
+		fleet.forEach((store) -> store.receive("reset:" + key));
 	}
 
 	private static String prefix() {

@@ -22,9 +22,12 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 
+import dev.ratelimit.core.FailurePolicy;
+import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.testing.FailLoudly;
 import dev.ratelimit.core.testing.ManualScheduler;
 
@@ -68,7 +71,8 @@ class RedisRateLimitStoreTests {
 				? reply(1, 1_764_000_000, 0, 0, 0) : reply(1, 2, 0, 1, 0, 0, 0, 0, 7));
 		RedisRateLimitStore store = builder(redis).build();
 		RateLimitPolicy other = RateLimitPolicy.of("other", Algorithm.GCRA, 5, Duration.ofMinutes(1));
-		assertThat(store.warmUp(List.of(List.of(GCRA), List.of(other), List.of(GCRA, LEAKY)))).isCompleted();
+		assertThat(store.warmUp().orElseThrow().warmUp(List.of(List.of(GCRA), List.of(other), List.of(GCRA, LEAKY))))
+			.isCompleted();
 		assertThat(redis.calls).extracting((call) -> call.sha1)
 			.containsExactlyInAnyOrder(RedisScripts.get().standalone(Algorithm.GCRA).sha1(),
 					RedisScripts.get().stacked().sha1(), RedisScripts.get().fleet().sha1());
@@ -84,7 +88,7 @@ class RedisRateLimitStoreTests {
 		RedisRateLimitStore store = builder(new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException("down"))))
 			.onFailure(failures)
 			.build();
-		assertThat(store.warmUp(List.of(List.of(GCRA)))).isCompletedExceptionally();
+		assertThat(store.warmUp().orElseThrow().warmUp(List.of(List.of(GCRA)))).isCompletedExceptionally();
 		assertThat(failures.causes).isEmpty();
 	}
 
@@ -449,7 +453,7 @@ class RedisRateLimitStoreTests {
 			.build();
 		assertThat(store.limiter(GCRA).decide("k").allowed()).isFalse();
 		assertThat(failures.causes).singleElement().isInstanceOf(TimeoutException.class);
-		assertThat(store.isFailing()).isFalse();
+		assertThat(store.failures().orElseThrow().status().failing()).isFalse();
 		assertThat(store.limiter(GCRA).decide("k").allowed()).isTrue();
 		assertThat(store.limiter(GCRA).decide("k").allowed()).isTrue();
 		assertThat(redis.calls).hasSize(3);
@@ -465,11 +469,11 @@ class RedisRateLimitStoreTests {
 			.build();
 		for (int i = 1; i < OutageDetector.FAILURES_TO_SWITCH; i++) {
 			store.limiter(GCRA).decide("k");
-			assertThat(store.isFailing()).isFalse();
+			assertThat(store.failures().orElseThrow().status().failing()).isFalse();
 			ticker.advance(Duration.ofMillis(50));
 		}
 		store.limiter(GCRA).decide("k");
-		assertThat(store.isFailing()).isTrue();
+		assertThat(store.failures().orElseThrow().status().failing()).isTrue();
 	}
 
 	@Test
@@ -479,26 +483,27 @@ class RedisRateLimitStoreTests {
 				: CompletableFuture.failedFuture(new IllegalStateException("OOM")));
 		ManualTimeSource ticker = new ManualTimeSource(0);
 		RedisRateLimitStore store = builder(redis).ticker(ticker).failurePolicy(FailurePolicy.DENY).build();
-		assertThat(store.failureStatus()).isEqualTo(denyStatus(null, 0, 0));
+		assertThat(store.failures().orElseThrow().status()).isEqualTo(denyStatus(null, 0, 0));
 		store.limiter(GCRA).decide("k");
 		store.limiter(GCRA).decide("k");
-		assertThat(store.failureStatus()).as("one failure, then an answer").isEqualTo(denyStatus(null, 1, 0));
+		assertThat(store.failures().orElseThrow().status()).as("one failure, then an answer")
+			.isEqualTo(denyStatus(null, 1, 0));
 		for (int i = 0; i < OutageDetector.FAILURES_TO_SWITCH; i++) {
 			store.limiter(GCRA).decide("k");
 			ticker.advance(Duration.ofMillis(50));
 		}
-		assertThat(store.isFailing()).isTrue();
+		assertThat(store.failures().orElseThrow().status().failing()).isTrue();
 		ticker.advance(Duration.ofSeconds(3));
-		assertThat(store.failureStatus()).isEqualTo(denyStatus(Duration.ofMillis(3050), 4, 1));
-		assertThat(store.failureStatus().failing()).isTrue();
+		assertThat(store.failures().orElseThrow().status()).isEqualTo(denyStatus(Duration.ofMillis(3050), 4, 1));
+		assertThat(store.failures().orElseThrow().status().failing()).isTrue();
 		answers.addAll(0, List.of(false, false));
 		store.limiter(GCRA).decide("k");
 		store.limiter(GCRA).decide("k");
-		assertThat(store.failureStatus()).as("two probes that failed")
+		assertThat(store.failures().orElseThrow().status()).as("two probes that failed")
 			.isEqualTo(denyStatus(Duration.ofMillis(3050), 6, 3));
 		store.limiter(GCRA).decide("k");
-		assertThat(store.isFailing()).isFalse();
-		assertThat(store.failureStatus()).isEqualTo(denyStatus(null, 6, 0));
+		assertThat(store.failures().orElseThrow().status().failing()).isFalse();
+		assertThat(store.failures().orElseThrow().status()).isEqualTo(denyStatus(null, 6, 0));
 	}
 
 	@Test
@@ -520,7 +525,7 @@ class RedisRateLimitStoreTests {
 		for (int i = 0; i < 60; i++) {
 			store.limiter(GCRA).decide("k");
 		}
-		assertThat(store.isFailing()).isFalse();
+		assertThat(store.failures().orElseThrow().status().failing()).isFalse();
 		assertThat(redis.calls).hasSize(60);
 	}
 
@@ -533,9 +538,9 @@ class RedisRateLimitStoreTests {
 		RedisRateLimitStore store = builder(redis).timeout(Duration.ofSeconds(30)).failurePolicy(FailurePolicy.DENY)
 			.build();
 		assertThat(store.limiter(GCRA).decide("k").allowed()).isFalse();
-		assertThat(store.isFailing()).isTrue();
+		assertThat(store.failures().orElseThrow().status().failing()).isTrue();
 		assertThat(store.limiter(GCRA).decide("k").allowed()).isTrue();
-		assertThat(store.isFailing()).isFalse();
+		assertThat(store.failures().orElseThrow().status().failing()).isFalse();
 	}
 
 	@Test
@@ -547,7 +552,7 @@ class RedisRateLimitStoreTests {
 		for (int i = 0; i < 2 * OutageDetector.FAILURES_TO_SWITCH; i++) {
 			assertThat(store.limiter(GCRA).decide("k").allowed()).isTrue();
 		}
-		assertThat(store.isFailing()).isFalse();
+		assertThat(store.failures().orElseThrow().status().failing()).isFalse();
 		assertThat(redis.calls).hasSize(2 * OutageDetector.FAILURES_TO_SWITCH);
 		assertThat(failures.causes).hasSize(2 * OutageDetector.FAILURES_TO_SWITCH)
 			.allSatisfy((cause) -> assertThat(cause).isInstanceOf(ScriptNotSentException.class));
@@ -562,9 +567,9 @@ class RedisRateLimitStoreTests {
 		store.limiter(GCRA).decide("k");
 		ticker.advance(Duration.ofMillis(100));
 		store.limiter(GCRA).decide("k");
-		assertThat(store.isFailing()).isFalse();
+		assertThat(store.failures().orElseThrow().status().failing()).isFalse();
 		store.limiter(GCRA).decide("k");
-		assertThat(store.isFailing()).isTrue();
+		assertThat(store.failures().orElseThrow().status().failing()).isTrue();
 	}
 
 	@Test
@@ -573,7 +578,7 @@ class RedisRateLimitStoreTests {
 				? reply(1, 1_764_000_000, 250_000, 0, 0)
 				: (call.keys.size() == 1) ? reply(1, 2, 0, 1, 0, 0, 0, 0, 7) : reply(1, 2, 0, 1, 0, 0, 0, 0, 7, 1, 2, 0, 1, 0, 0, 0, 0, 7));
 		RedisRateLimitStore store = builder(redis).timeout(Duration.ofSeconds(5)).build();
-		assertThat(store.warmUp(List.of())).isCompleted();
+		assertThat(store.warmUp().orElseThrow().warmUp(List.of())).isCompleted();
 		store.limiter(GCRA).decide("k");
 		store.decideAll("k", List.of(GCRA, LEAKY));
 		List<String> standalone = redis.calls.get(1).args;
@@ -595,7 +600,7 @@ class RedisRateLimitStoreTests {
 						"refused", null)));
 		ManualTimeSource clock = new ManualTimeSource(0);
 		RedisRateLimitStore store = builder(redis).timeSource(clock).build();
-		assertThat(store.warmUp(List.of())).isCompleted();
+		assertThat(store.warmUp().orElseThrow().warmUp(List.of())).isCompleted();
 		up.set(0, false);
 		RateLimitPolicy tenPerMinute = RateLimitPolicy.of("ten", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
 		int allowed = 0;
@@ -613,7 +618,7 @@ class RedisRateLimitStoreTests {
 						"refused", null)));
 		ManualTimeSource clock = new ManualTimeSource(0);
 		RedisRateLimitStore store = builder(redis).timeSource(clock).build();
-		assertThat(store.warmUp(List.of())).isCompleted();
+		assertThat(store.warmUp().orElseThrow().warmUp(List.of())).isCompleted();
 		up.set(0, false);
 		RateLimitPolicy tenPerMinute = RateLimitPolicy.of("ten", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
 		// a share of 4: a request of 5 takes all of it, and leaves nothing to a request of 1
@@ -697,7 +702,7 @@ class RedisRateLimitStoreTests {
 
 	}
 
-	static final class Failures implements RedisRateLimitStore.FailureListener {
+	static final class Failures implements RateLimitStore.FailureListener {
 
 		final List<List<RateLimitPolicy>> policies = new CopyOnWriteArrayList<>();
 

@@ -1,6 +1,6 @@
 package dev.ratelimit.core.testing;
 
-import dev.ratelimit.core.redis.RedisRateLimitStore;
+import dev.ratelimit.core.RateLimitStore;
 
 /**
  * A failure listener for tests whose Redis must answer every call: a decision Redis did not make fails the test
@@ -9,7 +9,7 @@ import dev.ratelimit.core.redis.RedisRateLimitStore;
 public final class FailLoudly {
 
 	/** Throws an {@link AssertionError}, which the store lets through to the deciding test. */
-	public static final RedisRateLimitStore.FailureListener ON_REDIS_FAILURE = (policies, cause) -> {
+	public static final RateLimitStore.FailureListener ON_REDIS_FAILURE = (policies, cause) -> {
 		throw new AssertionError("Redis did not decide " + policies + ": " + cause, cause);
 	};
 

@@ -17,6 +17,7 @@ import java.util.function.Predicate;
 
 import org.assertj.core.api.SoftAssertions;
 
+import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
@@ -230,7 +231,7 @@ public final class FleetScenario implements AutoCloseable {
 		try {
 			if (start != Start.NEW_CLIENTS_UNWARMED) {
 				for (RedisRateLimitStore store : stores) {
-					await(store.warmUp(List.of(stack)), "the warm-up");
+					await(store.warmUp().orElseThrow().warmUp(List.of(stack)).toCompletableFuture(), "the warm-up");
 				}
 			}
 			awaitNoBoundaryNear(stack);
@@ -396,7 +397,7 @@ public final class FleetScenario implements AutoCloseable {
 	}
 
 	/** Counts the failure listener's calls, and tells the deciding thread that its decision was one. */
-	private static final class FailureCount implements RedisRateLimitStore.FailureListener {
+	private static final class FailureCount implements RateLimitStore.FailureListener {
 
 		final AtomicInteger calls = new AtomicInteger();
 

@@ -9,10 +9,9 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.core.redis.FailureStatus;
-import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.spring.web.EndpointLimits;
 import dev.ratelimit.spring.web.Keys;
 import dev.ratelimit.spring.web.LimitCatalog;
@@ -181,13 +180,13 @@ public final class RateLimitEndpoint {
 	}
 
 	private StoreDescriptor store() {
-		if (this.store instanceof RedisRateLimitStore redis) {
-			FailureStatus status = redis.failureStatus();
-			return new StoreDescriptor(this.storeName, !status.failing(), redis.fleetSize(),
-					status.failurePolicy().name(), (status.failingFor() != null) ? status.failingFor().toString() : null,
-					status.decisions());
+		int fleetSize = this.store.fleet().map(RateLimitStore.Fleet::size).orElse(1);
+		FailureStatus status = this.store.failures().map(RateLimitStore.Failures::status).orElse(null);
+		if (status == null) {
+			return new StoreDescriptor(this.storeName, true, fleetSize, null, null, 0);
 		}
-		return new StoreDescriptor(this.storeName, true, 1, null, null, 0);
+		return new StoreDescriptor(this.storeName, !status.failing(), fleetSize, status.failurePolicy().name(),
+				(status.failingFor() != null) ? status.failingFor().toString() : null, status.decisions());
 	}
 
 	private PolicyDescriptor describe(String name) {
@@ -235,11 +234,14 @@ public final class RateLimitEndpoint {
 	 * The store that keeps the keys' states.
 	 *
 	 * @param type {@code memory} or {@code redis}, as metrics and health name the store
-	 * @param deciding whether the store decides, false while Redis fails and the failure policy decides instead
-	 * @param fleetSize how many instances share the store's quotas, as the last heartbeat counted them
-	 * @param failurePolicy on Redis, what decides when Redis does not
-	 * @param failingFor on Redis, how long it has been failing, in ISO-8601; null while it answers
-	 * @param failurePolicyDecisions on Redis, how many decisions the failure policy has made since the start
+	 * @param deciding whether the store decides, false while its server (Redis) fails and the failure policy
+	 * decides instead
+	 * @param fleetSize how many instances share the store's quotas, as the store last counted them; 1 for a store
+	 * of one instance
+	 * @param failurePolicy on a store with a failure policy, such as Redis, what decides when its server does not
+	 * @param failingFor on such a store, how long its server has been failing, in ISO-8601; null while it answers
+	 * @param failurePolicyDecisions on such a store, how many decisions the failure policy has made since the
+	 * start
 	 */
 	public record StoreDescriptor(String type, boolean deciding, int fleetSize, @Nullable String failurePolicy,
 			@Nullable String failingFor, long failurePolicyDecisions) {

@@ -5,17 +5,17 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 
+import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.core.redis.FailureStatus;
-import dev.ratelimit.core.redis.RedisRateLimitStore;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
- * The {@code ratelimit} health contributor: which store decides and, on Redis, whether Redis answers or the
- * failure policy decides every request, since when, and how many decisions the failure policy made. It is UP
- * while the failure policy decides, since requests are still decided, unless
+ * The {@code ratelimit} health contributor: which store decides and, on a store whose state lives in a server,
+ * such as Redis, whether the server answers or the failure policy decides every request (under the store's name:
+ * {@code "redis": "failing"}), since when, how many decisions the failure policy made, and how many instances
+ * share the store. It is UP while the failure policy decides, since requests are still decided, unless
  * {@code ratelimit.health.down-when-failing} makes it DOWN.
  */
 public final class RateLimitHealthIndicator implements HealthIndicator {
@@ -35,13 +35,14 @@ public final class RateLimitHealthIndicator implements HealthIndicator {
 	@Override
 	public Health health() {
 		Health.Builder health = Health.up().withDetail("store", this.storeName);
-		if (this.store instanceof RedisRateLimitStore redis) {
-			FailureStatus status = redis.failureStatus();
+		RateLimitStore.Failures failures = this.store.failures().orElse(null);
+		if (failures != null) {
+			FailureStatus status = failures.status();
 			Duration failingFor = status.failingFor();
-			health.withDetail("redis", (failingFor != null) ? "failing" : "answering")
+			health.withDetail(this.storeName, (failingFor != null) ? "failing" : "answering")
 				.withDetail("failurePolicy", status.failurePolicy().name().toLowerCase(Locale.ROOT))
-				.withDetail("failurePolicyDecisions", status.decisions())
-				.withDetail("fleetInstances", redis.fleetSize());
+				.withDetail("failurePolicyDecisions", status.decisions());
+			this.store.fleet().ifPresent((fleet) -> health.withDetail("fleetInstances", fleet.size()));
 			if (failingFor != null) {
 				health
 					.withDetail("failingSince", Instant.now().minus(failingFor).truncatedTo(ChronoUnit.MILLIS).toString())

@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import dev.ratelimit.core.redis.RedisRateLimitStore;
@@ -13,10 +14,12 @@ import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
- * The subscription of {@link FleetMessages} to the fleet's channel, opened off the starting thread: a Redis
- * that is down when the application starts delays it, and never fails the start, since the heartbeat acts upon
- * resets and changes within about a second anyway. Until a subscription succeeds, one is tried every
- * {@link #RETRY}; once open, Spring Data Redis keeps it open.
+ * The subscription of the Redis store to its {@link RedisRateLimitStore#fleetChannel() fleet's channel}, so that a
+ * reset or a runtime change made on another instance applies here at once rather than at the next heartbeat: each
+ * message goes to {@link RedisRateLimitStore#receive}. It is opened off the starting thread: a Redis that is down when
+ * the application starts delays it, and never fails the start, since the heartbeat acts upon resets and changes within
+ * about a second anyway, so a message lost while the subscription was down costs that second. Until a subscription
+ * succeeds, one is tried every {@link #RETRY}; once open, Spring Data Redis keeps it open.
  */
 final class FleetSubscription implements SmartLifecycle {
 
@@ -28,8 +31,6 @@ final class FleetSubscription implements SmartLifecycle {
 
 	private final RedisRateLimitStore store;
 
-	private final FleetMessages messages;
-
 	private volatile boolean running;
 
 	/** What the opener waits on between attempts, so that stopping wakes it without interrupting a call. */
@@ -37,10 +38,9 @@ final class FleetSubscription implements SmartLifecycle {
 
 	private volatile @Nullable RedisMessageListenerContainer container;
 
-	FleetSubscription(RedisConnectionFactory connectionFactory, RedisRateLimitStore store, FleetMessages messages) {
+	FleetSubscription(RedisConnectionFactory connectionFactory, RedisRateLimitStore store) {
 		this.connectionFactory = connectionFactory;
 		this.store = store;
-		this.messages = messages;
 	}
 
 	@Override
@@ -56,7 +56,9 @@ final class FleetSubscription implements SmartLifecycle {
 		while (this.running) {
 			RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 			container.setConnectionFactory(this.connectionFactory);
-			container.addMessageListener(this.messages, new ChannelTopic(this.store.fleetChannel()));
+			container.addMessageListener(
+					(message, pattern) -> this.store.receive(new String(message.getBody(), StandardCharsets.UTF_8)),
+					new ChannelTopic(this.store.fleetChannel()));
 			try {
 				container.afterPropertiesSet();
 				container.start();

@@ -7,7 +7,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.function.Supplier;
 
-import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
@@ -114,6 +113,19 @@ public final class RateLimitAutoConfiguration {
 		return TimeSource.system();
 	}
 
+	/**
+	 * Tells the metrics and the observation of each decision that the store's failure policy made, on a store
+	 * that has one, whichever store it is.
+	 */
+	@Bean
+	StoreFailureReport rateLimitStoreFailureReport(ObjectProvider<RateLimitStore> store,
+			ObjectProvider<RateLimitMetrics> metrics, ObjectProvider<DecisionObserver> observer) {
+		StoreFailureReport report = new StoreFailureReport(metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
+				observer);
+		store.ifAvailable((available) -> available.failures().ifPresent((failures) -> failures.addListener(report)));
+		return report;
+	}
+
 	/** The store's name in metrics, observations, health and the endpoint: {@code memory} or {@code redis}. */
 	static String storeName(RateLimitProperties properties) {
 		return properties.getStore().name().toLowerCase(Locale.ROOT);
@@ -193,30 +205,14 @@ public final class RateLimitAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(RateLimitStore.class)
 		RedisRateLimitStore rateLimitStore(RateLimitProperties properties, TimeSource timeSource,
-				RedisScriptExecutor executor, ObjectProvider<RateLimitMetrics> metrics,
-				ObjectProvider<RedisRateLimitStoreBuilderCustomizer> customizers,
-				ObjectProvider<RedisConnectionFactory> connectionFactory, ObjectProvider<DecisionObserver> observer) {
+				RedisScriptExecutor executor, ObjectProvider<RedisRateLimitStoreBuilderCustomizer> customizers,
+				ObjectProvider<RedisConnectionFactory> connectionFactory) {
 			RateLimitProperties.Redis redis = properties.getRedis();
-			RateLimitMetrics recorder = metrics.getIfAvailable(() -> RateLimitMetrics.NONE);
 			RedisRateLimitStore.Builder builder = RedisRateLimitStore.builder(executor)
 				.failurePolicy(redis.getFailurePolicy())
 				.localDenials(redis.isLocalDenials())
 				.fallback(inMemoryStore(properties, timeSource))
-				.cluster(cluster(connectionFactory.getIfUnique()))
-				.onFailure(new RedisRateLimitStore.FailureListener() {
-
-					@Override
-					public void onFailure(List<RateLimitPolicy> policies, Throwable cause) {
-						recorder.storeFailure(policies);
-						observer.ifAvailable(DecisionObserver::failurePolicyDecided);
-					}
-
-					@Override
-					public void onGiveBackFailure(List<RateLimitPolicy> policies, Throwable cause) {
-						recorder.giveBackFailure(policies);
-					}
-
-				});
+				.cluster(cluster(connectionFactory.getIfUnique()));
 			configured("ratelimit.redis.key-prefix", () -> builder.keyPrefix(redis.getKeyPrefix()));
 			configured("ratelimit.redis.timeout", () -> builder.timeout(redis.getTimeout()));
 			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
@@ -230,8 +226,8 @@ public final class RateLimitAutoConfiguration {
 		@Bean
 		@ConditionalOnBean({ RedisConnectionFactory.class, RedisRateLimitStore.class })
 		FleetSubscription rateLimitFleetSubscription(RedisConnectionFactory connectionFactory,
-				RedisRateLimitStore store, ObjectProvider<PolicyChanges> changes) {
-			return new FleetSubscription(connectionFactory, store, new FleetMessages(store, changes));
+				RedisRateLimitStore store) {
+			return new FleetSubscription(connectionFactory, store);
 		}
 
 		/** Whether the application's connection reaches a Redis Cluster, where a stack over several keys spans slots. */
@@ -407,20 +403,22 @@ public final class RateLimitAutoConfiguration {
 		}
 
 		/**
-		 * {@code ratelimit.store.failing}: 1 while the Redis store's failure policy decides every request; and
-		 * {@code ratelimit.fleet.instances}: how many instances share its quotas.
+		 * {@code ratelimit.store.failing}: 1 while the store's failure policy decides every request, on a store that
+		 * has one; and {@code ratelimit.fleet.instances}: how many instances share its quotas, on a store shared by
+		 * a fleet.
 		 */
 		@Bean
 		MeterBinder rateLimitStoreFailingMetrics(ObjectProvider<RateLimitStore> store) {
 			return (registry) -> store.ifAvailable((available) -> {
-				if (available instanceof RedisRateLimitStore redis) {
-					Gauge.builder("ratelimit.store.failing", redis, (failing) -> failing.isFailing() ? 1 : 0)
+				available.failures()
+					.ifPresent((failures) -> Gauge
+						.builder("ratelimit.store.failing", failures, (each) -> each.status().failing() ? 1 : 0)
 						.description("Whether Redis is failing and the failure policy decides every request")
-						.register(registry);
-					Gauge.builder("ratelimit.fleet.instances", redis, RedisRateLimitStore::fleetSize)
+						.register(registry));
+				available.fleet()
+					.ifPresent((fleet) -> Gauge.builder("ratelimit.fleet.instances", fleet, RateLimitStore.Fleet::size)
 						.description("Instances sharing the Redis store's quotas, as the last heartbeat counted them")
-						.register(registry);
-				}
+						.register(registry));
 			});
 		}
 

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
-import dev.ratelimit.core.redis.FailurePolicy;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.spring.web.PolicyOverrides;
 import org.jspecify.annotations.Nullable;
 

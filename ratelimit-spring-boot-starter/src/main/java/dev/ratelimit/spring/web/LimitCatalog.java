@@ -20,7 +20,6 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.core.redis.RedisRateLimitStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -33,7 +32,8 @@ import org.springframework.web.method.HandlerMethod;
 /**
  * Finds the limits of a request. Once every bean exists, it reads the {@link dev.ratelimit.spring.RateLimited}
  * declarations of every handler method and the {@code ratelimit.rules}, so that a mistake stops the start and
- * the hot path only looks up what was prepared; a Redis store then runs each script it will need once.
+ * the hot path only looks up what was prepared; a store that can warm up, such as Redis, then prepares what it
+ * will need.
  */
 public final class LimitCatalog implements SmartInitializingSingleton {
 
@@ -98,9 +98,7 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 		if (logger.isInfoEnabled()) {
 			report(active);
 		}
-		if (this.store instanceof RedisRateLimitStore redis) {
-			warmUp(redis, active.keySet());
-		}
+		this.store.warmUp().ifPresent((warmUp) -> warmUp(warmUp, active.keySet()));
 		this.routes = Collections.unmodifiableMap(active);
 		this.changes.start(active.keySet());
 	}
@@ -163,9 +161,10 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 	 * and could exceed the store's timeout. Waits a bounded time: should Redis not answer, requests take the
 	 * failure policy until it does.
 	 */
-	private static void warmUp(RedisRateLimitStore store, Collection<EndpointLimits> active) {
+	private static void warmUp(RateLimitStore.WarmUp warmUp, Collection<EndpointLimits> active) {
 		try {
-			store.warmUp(active.stream().map(EndpointLimits::policies).toList())
+			warmUp.warmUp(active.stream().map(EndpointLimits::policies).toList())
+				.toCompletableFuture()
 				.get(WARM_UP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {

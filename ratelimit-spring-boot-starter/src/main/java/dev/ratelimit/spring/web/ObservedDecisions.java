@@ -9,7 +9,6 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.core.redis.RedisRateLimitStore;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.ObservationView;
@@ -17,8 +16,8 @@ import io.micrometer.observation.ObservationView;
 /**
  * Wraps each decision of a request in the {@code ratelimit.decision} {@link Observation}, whose scope is open
  * while the store decides, so that the observation of the Redis client's call is its child. Its low-cardinality
- * key values are the policies, the store, the outcome and, on Redis, whether the failure policy decided; never
- * a key or anything else per client.
+ * key values are the policies, the store, the outcome and, on a store that has a failure policy, such as Redis,
+ * whether the failure policy decided; never a key or anything else per client.
  */
 public final class ObservedDecisions implements DecisionObserver {
 
@@ -94,7 +93,7 @@ public final class ObservedDecisions implements DecisionObserver {
 			List<Decision> decisions) {
 		observation.lowCardinalityKeyValue(OUTCOME,
 				RequestDecisions.outcome(decisions).name().toLowerCase(Locale.ROOT));
-		if (store instanceof RedisRateLimitStore) {
+		if (store.failures().isPresent()) {
 			observation.lowCardinalityKeyValue(FAILURE_POLICY, String.valueOf(context.failurePolicy));
 		}
 		observation.stop();

@@ -13,8 +13,6 @@ import java.util.TreeSet;
 
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.core.redis.RedisRateLimitStore.SharedChange;
-import dev.ratelimit.core.redis.RedisRateLimitStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -22,10 +20,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * The changes of policies made while the application runs: a policy's limit, window and burst, validated like
  * configuration, applied to every endpoint it limits from the next request on, each key carrying the permits it
- * has in use over ({@link RateLimitStore#change}). On the Redis store a change is shared with every instance of
- * the fleet, which applies it when the fleet's channel announces it or at its next heartbeat, and it stays in
- * Redis, so that an instance that starts later applies it too, until it is removed; in memory it lasts until
- * the application stops.
+ * has in use over ({@link RateLimitStore#change}). On a store that {@link RateLimitStore#sharedChanges() shares
+ * changes}, such as Redis, a change is shared with every instance of the fleet, which applies it when the store
+ * tells it, and it stays there, so that an instance that starts later applies it too, until it is removed; in
+ * memory it lasts until the application stops.
  * <p>
  * A change names the values it sets; the others keep theirs. A burst that equals the limit follows the limit, as
  * when none is declared, and a leaky bucket declared without delay keeps none.
@@ -66,9 +64,11 @@ public final class PolicyChanges {
 		}
 		this.declared = List.copyOf(all);
 		this.declaredPolicies = Map.copyOf(policies);
-		if (this.store instanceof RedisRateLimitStore redis && !policies.isEmpty()) {
-			redis.onSharedChanges(this::follow);
-			follow();
+		if (!policies.isEmpty()) {
+			this.store.sharedChanges().ifPresent((shared) -> {
+				shared.onChange(this::follow);
+				follow();
+			});
 		}
 	}
 
@@ -116,9 +116,7 @@ public final class PolicyChanges {
 		RateLimitPolicy next = with(current, newLimit, newWindow, burst);
 		// a store refuses values it cannot decide exactly when it first decides them: now, not at a request
 		this.store.limiter(next);
-		if (this.store instanceof RedisRateLimitStore redis) {
-			redis.share(name, SharedChange.of(next));
-		}
+		this.store.sharedChanges().ifPresent((shared) -> shared.share(name, RateLimitStore.SharedChange.of(next)));
 		apply(name, next);
 		logger.info("Rate limit '" + name + "' changed at runtime to " + LimitCatalog.describe(next));
 		return next;
@@ -130,19 +128,18 @@ public final class PolicyChanges {
 	 */
 	public synchronized RateLimitPolicy remove(String name) {
 		RateLimitPolicy declared = policy(name);
-		if (this.store instanceof RedisRateLimitStore redis) {
-			redis.share(name, null);
-		}
+		this.store.sharedChanges().ifPresent((shared) -> shared.share(name, null));
 		apply(name, declared);
 		logger.info("Rate limit '" + name + "' back to its declared " + LimitCatalog.describe(declared));
 		return declared;
 	}
 
-	/** Applies what the fleet shares now, when the store is on Redis and the limits are known. */
-	public void follow() {
-		if (this.store instanceof RedisRateLimitStore redis && !this.declaredPolicies.isEmpty()) {
+	/** Applies what the fleet shares now, when the store shares changes and the limits are known. */
+	void follow() {
+		RateLimitStore.SharedChanges shared = this.store.sharedChanges().orElse(null);
+		if (shared != null && !this.declaredPolicies.isEmpty()) {
 			try {
-				follow(redis);
+				follow(shared);
 			}
 			catch (IllegalStateException ex) {
 				logger.warn("Could not read the runtime changes of rate limits that the fleet shares ("
@@ -152,10 +149,10 @@ public final class PolicyChanges {
 	}
 
 	/** Applies what the fleet shares, policy by policy. */
-	private synchronized void follow(RedisRateLimitStore redis) {
-		Map<String, SharedChange> shared = redis.sharedChanges(this.declaredPolicies.keySet());
+	private synchronized void follow(RateLimitStore.SharedChanges fleet) {
+		Map<String, RateLimitStore.SharedChange> shared = fleet.read(this.declaredPolicies.keySet());
 		for (RateLimitPolicy declared : this.declaredPolicies.values()) {
-			SharedChange change = shared.get(declared.name());
+			RateLimitStore.SharedChange change = shared.get(declared.name());
 			RateLimitPolicy target = declared;
 			if (change != null) {
 				try {

@@ -12,7 +12,7 @@ import java.util.Map;
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
 import dev.ratelimit.core.Algorithm;
-import dev.ratelimit.core.redis.FailurePolicy;
+import dev.ratelimit.core.FailurePolicy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -7,19 +7,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.redis.FailurePolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.testing.FailLoudly;
 import dev.ratelimit.core.testing.ManualScheduler;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
-import dev.ratelimit.spring.web.PolicyChanges;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -50,8 +48,7 @@ class FleetMessagesIT {
 		connections.start();
 		RedisRateLimitStore resetting = store(redis, prefix);
 		RedisRateLimitStore denying = store(redis, prefix);
-		FleetSubscription subscription = new FleetSubscription(connections, denying, new FleetMessages(denying,
-				new StaticListableBeanFactory().getBeanProvider(PolicyChanges.class)));
+		FleetSubscription subscription = new FleetSubscription(connections, denying);
 		subscription.start();
 		// subscribed off the starting thread
 		await().atMost(10, TimeUnit.SECONDS)
@@ -82,8 +79,7 @@ class FleetMessagesIT {
 		try {
 			// an application closed as it starts stops its subscription at any point of its opening: 0 to 10 ms in
 			for (int i = 0; i < 50; i++) {
-				FleetSubscription subscription = new FleetSubscription(connections, store, new FleetMessages(store,
-						new StaticListableBeanFactory().getBeanProvider(PolicyChanges.class)));
+				FleetSubscription subscription = new FleetSubscription(connections, store);
 				subscription.start();
 				LockSupport.parkNanos(i * 200_000L);
 				subscription.stop();

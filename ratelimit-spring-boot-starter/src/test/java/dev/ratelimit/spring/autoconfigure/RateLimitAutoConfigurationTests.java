@@ -211,7 +211,12 @@ class RateLimitAutoConfigurationTests {
 				limiter.decide("client");
 				assertThat(registry.get("ratelimit.store.failing").gauge().value()).isZero();
 				// the heartbeat the warm-up sent could not count the fleet; one that answers does
-				context.getBean(RedisRateLimitStore.class).warmUp(List.of()).join();
+				context.getBean(RedisRateLimitStore.class)
+					.warmUp()
+					.orElseThrow()
+					.warmUp(List.of())
+					.toCompletableFuture()
+					.join();
 				assertThat(registry.get("ratelimit.fleet.instances").gauge().value()).isEqualTo(3.0);
 			});
 	}

@@ -69,11 +69,11 @@ class RateLimitHealthIT {
 			Instant stopped = Instant.now().truncatedTo(ChronoUnit.MILLIS);
 			server.stop();
 			int sent = 0;
-			while (sent < MAX_REQUESTS_TO_SWITCH && !store.isFailing()) {
+			while (sent < MAX_REQUESTS_TO_SWITCH && !store.failures().orElseThrow().status().failing()) {
 				assertThat(get(port, "/limited").statusCode()).isEqualTo(200);
 				sent++;
 			}
-			assertThat(store.isFailing()).isTrue();
+			assertThat(store.failures().orElseThrow().status().failing()).isTrue();
 			JsonNode failing = health(port, failingStatus);
 			assertThat(failing.at("/status").asString()).isEqualTo(failingHealth);
 			assertThat(failing.at("/details/redis").asString()).isEqualTo("failing");
@@ -85,7 +85,7 @@ class RateLimitHealthIT {
 			// the client reconnects within its longest reconnection delay; requests meanwhile fail at once, so
 			// what bounds the wait is time, not a number of requests
 			long recoveryEnd = System.nanoTime() + RECOVERY.toNanos();
-			while (store.isFailing() && System.nanoTime() - recoveryEnd < 0) {
+			while (store.failures().orElseThrow().status().failing() && System.nanoTime() - recoveryEnd < 0) {
 				assertThat(get(port, "/limited").statusCode()).isEqualTo(200);
 				Thread.sleep(10);
 			}

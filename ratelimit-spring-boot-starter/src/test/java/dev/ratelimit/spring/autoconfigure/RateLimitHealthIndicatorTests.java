@@ -59,7 +59,7 @@ class RateLimitHealthIndicatorTests {
 			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.failure-policy=deny")
 			.run((context) -> {
 				RedisRateLimitStore store = context.getBean(RedisRateLimitStore.class);
-				store.warmUp(List.of()).join();
+				store.warmUp().orElseThrow().warmUp(List.of()).toCompletableFuture().join();
 				store.limiter(POLICY).decide("client");
 				Health health = health(context.getBean("ratelimitHealthContributor", HealthIndicator.class));
 				assertThat(health.getStatus()).isEqualTo(Status.UP);

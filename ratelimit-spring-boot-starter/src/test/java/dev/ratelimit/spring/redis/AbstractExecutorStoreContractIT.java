@@ -10,10 +10,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.data.redis.connection.RedisConfiguration;
 
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.StoreContractTests;
-import dev.ratelimit.core.redis.FailurePolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.testing.FailLoudly;
 import dev.ratelimit.core.testing.OpenStores;

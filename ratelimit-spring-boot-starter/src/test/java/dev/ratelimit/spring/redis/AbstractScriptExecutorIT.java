@@ -30,9 +30,9 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.core.redis.FailurePolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
 import dev.ratelimit.core.redis.ScriptNotSentException;

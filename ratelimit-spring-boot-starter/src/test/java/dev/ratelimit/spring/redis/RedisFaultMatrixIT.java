@@ -28,8 +28,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.redis.FailurePolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
 import dev.ratelimit.core.testing.CommandStats;
@@ -323,18 +323,19 @@ class RedisFaultMatrixIT {
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 			for (RedisRateLimitStore store : this.stores) {
 				// a client still opening fails the warm-up after the timeout, as at an application's start
-				while (store.warmUp(List.of(List.of(POLICY), List.of(UNLIMITED)))
+				while (store.warmUp().orElseThrow().warmUp(List.of(List.of(POLICY), List.of(UNLIMITED)))
 					.handle((done, ex) -> ex == null)
+					.toCompletableFuture()
 					.get(10, TimeUnit.SECONDS) == Boolean.FALSE) {
 					if (System.nanoTime() > deadline) {
 						throw new IllegalStateException("The fleet never warmed up");
 					}
 				}
 			}
-			while (this.stores.stream().anyMatch((store) -> store.fleetSize() < INSTANCES)) {
+			while (this.stores.stream().anyMatch((store) -> store.fleet().orElseThrow().size() < INSTANCES)) {
 				if (System.nanoTime() > deadline) {
 					throw new IllegalStateException("The fleet never counted itself: "
-							+ this.stores.stream().map(RedisRateLimitStore::fleetSize).toList());
+							+ this.stores.stream().map((store) -> store.fleet().orElseThrow().size()).toList());
 				}
 				Thread.sleep(20);
 			}

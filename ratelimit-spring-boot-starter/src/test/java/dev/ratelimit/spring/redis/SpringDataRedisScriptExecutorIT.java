@@ -21,7 +21,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import dev.ratelimit.core.redis.FailurePolicy;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.testing.RedisServerProcess;
 
@@ -67,7 +67,10 @@ class SpringDataRedisScriptExecutorIT extends AbstractScriptExecutorIT {
 					.failurePolicy(FailurePolicy.DENY)
 					.onFailure((policies, cause) -> this.failures.add(cause))
 					.build();
-				CompletableFuture<Void> warmUp = store.warmUp(List.of(List.of(POLICY)));
+				CompletableFuture<Void> warmUp = store.warmUp()
+					.orElseThrow()
+					.warmUp(List.of(List.of(POLICY)))
+					.toCompletableFuture();
 				assertThat(store.limiter(POLICY).decide("client").allowed()).isFalse();
 				assertThat(this.failures).singleElement(as(InstanceOfAssertFactories.THROWABLE))
 					.isInstanceOf(TimeoutException.class)

@@ -15,10 +15,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import dev.ratelimit.core.redis.FailurePolicy;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
-import dev.ratelimit.core.testing.DelayingProxy;
 import dev.ratelimit.core.testing.BlockingCallsFail;
+import dev.ratelimit.core.testing.DelayingProxy;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.TestRedis;
 import dev.ratelimit.spring.RateLimited;
@@ -210,7 +210,7 @@ class WebFluxOutcomesIT {
 	private int awaitRedis(ConfigurableApplicationContext context, int port) throws Exception {
 		RedisRateLimitStore store = context.getBean(RedisRateLimitStore.class);
 		long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-		while (store.isFailing() && System.nanoTime() < deadline) {
+		while (store.failures().orElseThrow().status().failing() && System.nanoTime() < deadline) {
 			LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
 		}
 		return get(port, "/limited").statusCode();

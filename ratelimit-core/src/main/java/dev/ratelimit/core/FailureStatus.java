@@ -1,4 +1,4 @@
-package dev.ratelimit.core.redis;
+package dev.ratelimit.core;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -6,15 +6,16 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How a {@link RedisRateLimitStore}'s {@link FailurePolicy} stands at one instant: whether it decides every
- * request because Redis is failing, and since how long, and how many decisions it has made.
+ * How a store's {@link FailurePolicy} stands at one instant, as its {@link RateLimitStore#failures() failures}
+ * report it: whether it decides every request because the store's server, such as Redis, is failing, and since
+ * how long, and how many decisions it has made.
  *
- * @param failurePolicy what decides when Redis does not
- * @param failingFor how long the failure policy has decided every request, since the store found Redis failing;
- * null while Redis decides
+ * @param failurePolicy what decides when the server does not
+ * @param failingFor how long the failure policy has decided every request, since the store found its server
+ * failing; null while the server decides
  * @param decisions decisions the failure policy made since the store was built, during outages and for single
- * calls that Redis did not answer in time
- * @param decisionsDuringOutage decisions the failure policy made during the current outage; 0 while Redis
+ * calls that the server did not answer in time
+ * @param decisionsDuringOutage decisions the failure policy made during the current outage; 0 while the server
  * decides
  */
 public record FailureStatus(FailurePolicy failurePolicy, @Nullable Duration failingFor, long decisions,
@@ -22,8 +23,8 @@ public record FailureStatus(FailurePolicy failurePolicy, @Nullable Duration fail
 
 	/**
 	 * Creates a status, checking that the counts are consistent.
-	 * @param failurePolicy what decides when Redis does not
-	 * @param failingFor how long Redis has been failing, or null
+	 * @param failurePolicy what decides when the server does not
+	 * @param failingFor how long the server has been failing, or null
 	 * @param decisions decisions made since the store was built
 	 * @param decisionsDuringOutage decisions made during the current outage
 	 */
@@ -40,7 +41,7 @@ public record FailureStatus(FailurePolicy failurePolicy, @Nullable Duration fail
 	}
 
 	/**
-	 * Returns whether the failure policy decides every request because Redis is failing.
+	 * Returns whether the failure policy decides every request because the server is failing.
 	 * @return whether an outage is in effect
 	 */
 	public boolean failing() {

@@ -1,0 +1,120 @@
+package dev.ratelimit.core.redis;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
+
+/**
+ * Decides one request whose limits are all on one key, in one chain of steps for a caller that waits for Redis
+ * and for one that must not: a denial that Redis gave the same request still in force, else the failure policy
+ * during an outage, else the key's permits carried over from the policies it changed from and one script call,
+ * whose reply ends an outage and whose denial is kept, or whose failure the failure policy decides. It also
+ * tells the state of a key without taking anything.
+ */
+final class KeyDecisions {
+
+	private final DecisionCalls calls;
+
+	private final StoreFailures failures;
+
+	private final RedisFleet fleet;
+
+	private final @Nullable LocalDenials denials;
+
+	KeyDecisions(DecisionCalls calls, StoreFailures failures, RedisFleet fleet, @Nullable LocalDenials denials) {
+		this.calls = calls;
+		this.failures = failures;
+		this.fleet = fleet;
+		this.denials = denials;
+	}
+
+	/** Decides one request of {@code key} under the given policies, waiting for Redis. */
+	List<Decision> decide(String key, List<RedisLimiter> limiters) {
+		return ScriptCaller.settled(decide(key, limiters, true));
+	}
+
+	/**
+	 * Decides one request of {@code key} under the given policies; each call waited for if {@code wait}, else
+	 * sent once the one before it has been answered, from the thread that completed it.
+	 */
+	CompletableFuture<List<Decision>> decide(String key, List<RedisLimiter> limiters, boolean wait) {
+		this.fleet.start();
+		long sent = this.calls.now();
+		// read before the call, so that a reply to a call sent before the key was forgotten is not kept
+		long epoch = (this.denials != null) ? this.denials.epoch() : 0;
+		List<Decision> denied = (this.denials != null) ? this.denials.find(key, limiters, sent) : null;
+		if (denied != null) {
+			return CompletableFuture.completedFuture(denied);
+		}
+		List<KeyedPolicy> limits = keyed(key, limiters);
+		return this.failures.decide(limits, (done) -> {
+			List<String> clients = Collections.nCopies(limiters.size(), RedisKeys.escape(key));
+			return this.calls.carryOver(clients, limiters, sent, wait)
+				.thenCompose((none) -> this.calls.decide(clients, limiters, sent, false, wait))
+				.handle((decisions, ex) -> {
+					try {
+						return (ex == null) ? replied(key, limiters, decisions, sent, epoch)
+								: this.failures.failed(limits, ScriptCaller.failure(ex));
+					}
+					finally {
+						done.run();
+					}
+				});
+		});
+	}
+
+	/** Redis decided a request of one key: an outage ends, and a denial is kept. */
+	private List<Decision> replied(String key, List<RedisLimiter> limiters, List<Decision> decisions, long sent,
+			long epoch) {
+		this.failures.answered();
+		if (this.denials != null) {
+			this.denials.keep(key, limiters, decisions, sent, epoch, this.calls.now());
+		}
+		return decisions;
+	}
+
+	/**
+	 * Asks Redis what a request of one permit from {@code key} would be answered now, waiting at most the
+	 * timeout, after carrying the key's permits over if its policy has just changed; the failure policy never
+	 * answers it.
+	 * @throws IllegalStateException if Redis did not answer
+	 */
+	Decision inspect(String key, RedisLimiter limiter) {
+		List<String> client = List.of(RedisKeys.escape(key));
+		List<RedisLimiter> limiters = List.of(limiter);
+		long sent = this.calls.now();
+		try {
+			ScriptCaller.done(this.calls.carryOver(client, limiters, sent, true));
+			Decision peeked = ScriptCaller.done(this.calls.decide(client, limiters, sent, true, true)).get(0);
+			// a peek replies as to a refused request: one of one permit would pass when it need not wait
+			return new Decision(peeked.retryAfterNanos() == 0, peeked.limit(), peeked.remaining(),
+					peeked.retryAfterNanos(), peeked.resetAfterNanos(), 0);
+		}
+		catch (ScriptCaller.CallFailure failure) {
+			throw new IllegalStateException("Redis did not tell the state of key '" + key + "' under policy '"
+					+ limiter.policy().name() + "': " + failure.getCause(), failure.getCause());
+		}
+	}
+
+	/** Forgets the denials this instance keeps for {@code key}, so that its next request is decided by Redis. */
+	void forget(String key) {
+		if (this.denials != null) {
+			this.denials.forget(key);
+		}
+	}
+
+	private static List<KeyedPolicy> keyed(String key, List<RedisLimiter> limiters) {
+		List<KeyedPolicy> limits = new ArrayList<>(limiters.size());
+		for (RedisLimiter limiter : limiters) {
+			limits.add(new KeyedPolicy(key, limiter.policy()));
+		}
+		return limits;
+	}
+
+}
