@@ -12,11 +12,11 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.spring.web.EndpointLimits;
-import dev.ratelimit.spring.web.Keys;
-import dev.ratelimit.spring.web.LimitCatalog;
-import dev.ratelimit.spring.web.PolicyChanges;
-import dev.ratelimit.spring.web.RateLimitHeaders;
+import dev.ratelimit.spring.changes.internal.PolicyChanges;
+import dev.ratelimit.spring.web.internal.EndpointLimits;
+import dev.ratelimit.spring.web.internal.Keys;
+import dev.ratelimit.spring.web.internal.LimitCatalog;
+import dev.ratelimit.spring.web.internal.RateLimitHeaders;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;

@@ -2,13 +2,12 @@ package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.TimeSource;
-import dev.ratelimit.spring.web.ClientAddresses;
-import dev.ratelimit.spring.web.LimitCatalog;
-import dev.ratelimit.spring.web.LimitDefinitions;
-import dev.ratelimit.spring.web.PolicyChanges;
-import dev.ratelimit.spring.web.PolicyOverrides;
-import dev.ratelimit.spring.web.PolicyPlans;
-import dev.ratelimit.spring.web.WebStack;
+import dev.ratelimit.spring.changes.internal.PolicyChanges;
+import dev.ratelimit.spring.observability.internal.PolicyPlans;
+import dev.ratelimit.spring.web.internal.ClientAddresses;
+import dev.ratelimit.spring.web.internal.LimitCatalog;
+import dev.ratelimit.spring.web.internal.LimitSettings;
+import dev.ratelimit.spring.web.internal.WebStack;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -25,11 +24,10 @@ public final class LimitCatalogConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LimitCatalog rateLimitCatalog(WebStack stack, RateLimitProperties properties, PolicyOverrides overrides,
-			ListableBeanFactory beanFactory, RateLimitStore store, ClientAddresses clientAddresses,
-			TimeSource timeSource, PolicyPlans policyPlans, PolicyChanges changes) {
-		return new LimitCatalog(new LimitDefinitions(properties, overrides, beanFactory, stack.resolvers(),
-				clientAddresses, timeSource, policyPlans), stack, store, beanFactory, changes);
+	LimitCatalog rateLimitCatalog(WebStack stack, LimitSettings settings, ListableBeanFactory beanFactory,
+			RateLimitStore store, ClientAddresses clientAddresses, TimeSource timeSource, PolicyPlans policyPlans,
+			PolicyChanges changes) {
+		return new LimitCatalog(settings, stack, store, beanFactory, clientAddresses, timeSource, policyPlans, changes);
 	}
 
 }

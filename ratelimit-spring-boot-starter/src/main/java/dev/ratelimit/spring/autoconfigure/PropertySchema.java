@@ -9,12 +9,12 @@ import java.util.Locale;
 import java.util.Map;
 
 import dev.ratelimit.spring.client.RateLimitClientProperties;
-import dev.ratelimit.spring.web.PolicyOverrides;
+import dev.ratelimit.spring.web.internal.PolicyNames;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanUtils;
-import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.core.ResolvableType;
 
 /**
@@ -23,11 +23,11 @@ import org.springframework.core.ResolvableType;
  * case and dashes, a dashed property possibly spread over several elements (as environment variables write
  * {@code KEY_PREFIX}), and a policy name of {@code ratelimit.policies} spanning as many elements as its dots.
  */
-public final class PropertySchema {
+final class PropertySchema {
 
 	static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of("ratelimit");
 
-	public static final ConfigurationPropertyName POLICIES = ConfigurationPropertyName.of("ratelimit.policies");
+	static final ConfigurationPropertyName POLICIES = ConfigurationPropertyName.of("ratelimit.policies");
 
 	/** The fields of one policy, as they follow its name under {@code ratelimit.policies}. */
 	static final Node POLICY = node(RateLimitProperties.Policy.class);
@@ -49,7 +49,7 @@ public final class PropertySchema {
 	 * Returns how many elements of {@code name}, under {@link #POLICIES}, form the policy's name: the fewest
 	 * after which the rest is a field of a policy, or 0 if there are none.
 	 */
-	public static int policyNameLength(ConfigurationPropertyName name) {
+	static int policyNameLength(ConfigurationPropertyName name) {
 		int from = POLICIES.getNumberOfElements();
 		for (int length = 1; from + length < name.getNumberOfElements(); length++) {
 			if (POLICY.match(name, from + length) == Known.INSTANCE) {
@@ -183,7 +183,7 @@ public final class PropertySchema {
 			String written = name.getElement(from, Form.UNIFORM);
 			return this.properties.entrySet()
 				.stream()
-				.min(Comparator.comparingInt((entry) -> distance(written, entry.getKey())))
+				.min(Comparator.comparingInt((entry) -> PolicyNames.distance(written, entry.getKey())))
 				.map((entry) -> name.chop(from).append(entry.getValue().dashed()).toString())
 				.orElse(null);
 		}
@@ -235,26 +235,6 @@ public final class PropertySchema {
 			return deepest;
 		}
 
-	}
-
-	/** Returns the Levenshtein distance between two names. */
-	public static int distance(String a, String b) {
-		int[] previous = new int[b.length() + 1];
-		int[] current = new int[b.length() + 1];
-		for (int j = 0; j <= b.length(); j++) {
-			previous[j] = j;
-		}
-		for (int i = 1; i <= a.length(); i++) {
-			current[0] = i;
-			for (int j = 1; j <= b.length(); j++) {
-				int substitution = previous[j - 1] + ((a.charAt(i - 1) == b.charAt(j - 1)) ? 0 : 1);
-				current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
-			}
-			int[] swap = previous;
-			previous = current;
-			current = swap;
-		}
-		return previous[b.length()];
 	}
 
 }

@@ -12,26 +12,25 @@ import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
+import dev.ratelimit.spring.RateLimitConfigurationException;
 import dev.ratelimit.spring.actuate.RateLimitHealthIndicator;
+import dev.ratelimit.spring.changes.internal.PolicyChanges;
+import dev.ratelimit.spring.observability.internal.DecisionObserver;
+import dev.ratelimit.spring.observability.internal.MicrometerRateLimitMetrics;
+import dev.ratelimit.spring.observability.internal.NearLimit;
+import dev.ratelimit.spring.observability.internal.ObservedDecisions;
+import dev.ratelimit.spring.observability.internal.PolicyPlans;
+import dev.ratelimit.spring.observability.internal.RateLimitMetrics;
 import dev.ratelimit.spring.redis.JedisScriptExecutor;
 import dev.ratelimit.spring.redis.SpringDataRedisScriptExecutor;
-import dev.ratelimit.spring.web.ClientAddresses;
-import dev.ratelimit.spring.web.DecisionObserver;
-import dev.ratelimit.spring.web.MicrometerRateLimitMetrics;
-import dev.ratelimit.spring.web.NearLimit;
-import dev.ratelimit.spring.web.Networks;
-import dev.ratelimit.spring.web.ObservedDecisions;
-import dev.ratelimit.spring.web.OriginCustomizer;
-import dev.ratelimit.spring.web.OriginValve;
-import dev.ratelimit.spring.web.PolicyChanges;
-import dev.ratelimit.spring.web.PolicyOverrides;
-import dev.ratelimit.spring.web.PolicyPlans;
-import dev.ratelimit.spring.web.RateLimitConfigurationException;
-import dev.ratelimit.spring.web.RateLimitMetrics;
-import dev.ratelimit.spring.web.RequestDecisions;
-import dev.ratelimit.spring.web.ShadowLog;
-import dev.ratelimit.spring.web.UnresolvedKeys;
-import dev.ratelimit.spring.web.UnservedDeclarations;
+import dev.ratelimit.spring.server.internal.OriginCustomizer;
+import dev.ratelimit.spring.server.internal.OriginValve;
+import dev.ratelimit.spring.web.internal.ClientAddresses;
+import dev.ratelimit.spring.web.internal.LimitSettings;
+import dev.ratelimit.spring.web.internal.Networks;
+import dev.ratelimit.spring.web.internal.RequestDecisions;
+import dev.ratelimit.spring.web.internal.ShadowLog;
+import dev.ratelimit.spring.web.internal.UnresolvedKeys;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -43,6 +42,7 @@ import org.apache.commons.logging.LogFactory;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -95,10 +95,10 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PolicyOverrides rateLimitPolicyOverrides(Environment environment) {
+	LimitSettings rateLimitSettings(RateLimitProperties properties, Environment environment) {
 		// first, as a misspelt field would otherwise be read as part of a policy's name
 		UnknownProperties.check(environment);
-		return PolicyOverrides.bind(environment);
+		return PropertiesLimitSettings.of(properties, PolicyOverrides.bind(environment));
 	}
 
 	@Bean
@@ -228,6 +228,24 @@ public final class RateLimitAutoConfiguration {
 		FleetSubscription rateLimitFleetSubscription(RedisConnectionFactory connectionFactory,
 				RedisRateLimitStore store) {
 			return new FleetSubscription(connectionFactory, store);
+		}
+
+		/**
+		 * Stops the start when the Redis store would decide on a client that blocks its caller in a reactive
+		 * application: WebFlux decides on an event loop, which must never wait for Redis.
+		 */
+		@Bean
+		@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+		InitializingBean rateLimitNonBlockingStore(ObjectProvider<RedisScriptExecutor> executors) {
+			return () -> executors.ifAvailable((executor) -> {
+				if (executor instanceof JedisScriptExecutor) {
+					throw new RateLimitConfigurationException(
+							"ratelimit.store is redis on Jedis, whose calls block the calling thread, and this is a "
+									+ "reactive (Spring WebFlux) application, whose event loops must never block.",
+							"Use Lettuce, Spring Data Redis' default client: remove redis.clients:jedis from the "
+									+ "application, or define a RedisScriptExecutor bean that does not block.");
+				}
+			});
 		}
 
 		/** Whether the application's connection reaches a Redis Cluster, where a stack over several keys spans slots. */

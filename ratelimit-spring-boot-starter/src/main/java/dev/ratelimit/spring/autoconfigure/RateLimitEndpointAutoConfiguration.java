@@ -3,8 +3,8 @@ package dev.ratelimit.spring.autoconfigure;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.spring.actuate.RateLimitEndpoint;
 import dev.ratelimit.spring.actuate.RateLimitEndpointWebExtension;
-import dev.ratelimit.spring.web.LimitCatalog;
-import dev.ratelimit.spring.web.PolicyChanges;
+import dev.ratelimit.spring.changes.internal.PolicyChanges;
+import dev.ratelimit.spring.web.internal.LimitCatalog;
 import dev.ratelimit.spring.webflux.RateLimitWebFluxAutoConfiguration;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 

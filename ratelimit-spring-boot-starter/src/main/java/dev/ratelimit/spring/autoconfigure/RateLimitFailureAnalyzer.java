@@ -1,6 +1,6 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.web.RateLimitConfigurationException;
+import dev.ratelimit.spring.RateLimitConfigurationException;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;

@@ -8,7 +8,6 @@ import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.FailurePolicy;
-import dev.ratelimit.spring.web.PolicyOverrides;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;

@@ -4,8 +4,8 @@ import java.util.List;
 
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.spring.web.DecisionObserver;
-import dev.ratelimit.spring.web.RateLimitMetrics;
+import dev.ratelimit.spring.observability.internal.DecisionObserver;
+import dev.ratelimit.spring.observability.internal.RateLimitMetrics;
 
 import org.springframework.beans.factory.ObjectProvider;
 

@@ -1,6 +1,6 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.web.RateLimitConfigurationException;
+import dev.ratelimit.spring.RateLimitConfigurationException;
 
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -14,7 +14,7 @@ import org.springframework.core.env.Environment;
  * ignores unknown fields, so a misspelt {@code method} or {@code algoritm} would otherwise leave a limit
  * applying to every method or with the default algorithm, without a word.
  */
-public final class UnknownProperties {
+final class UnknownProperties {
 
 	private UnknownProperties() {
 	}

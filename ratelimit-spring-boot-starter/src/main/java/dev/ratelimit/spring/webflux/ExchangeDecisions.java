@@ -7,8 +7,8 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.ratelimit.spring.web.LimitCatalog;
-import dev.ratelimit.spring.web.RequestDecisions;
+import dev.ratelimit.spring.web.internal.LimitCatalog;
+import dev.ratelimit.spring.web.internal.RequestDecisions;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

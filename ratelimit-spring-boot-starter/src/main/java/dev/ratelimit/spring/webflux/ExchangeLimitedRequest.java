@@ -8,9 +8,9 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.ratelimit.spring.web.ClientAddresses;
-import dev.ratelimit.spring.web.LimitedRequest;
-import dev.ratelimit.spring.web.ServletOrigin;
+import dev.ratelimit.spring.server.internal.ServletOrigin;
+import dev.ratelimit.spring.web.internal.ClientAddresses;
+import dev.ratelimit.spring.web.internal.LimitedRequest;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;

@@ -3,7 +3,7 @@ package dev.ratelimit.spring.webflux;
 import java.util.List;
 import java.util.Map;
 
-import dev.ratelimit.spring.web.LimitCatalog;
+import dev.ratelimit.spring.web.internal.LimitCatalog;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 

@@ -1,6 +1,6 @@
 package dev.ratelimit.spring.webflux;
 
-import dev.ratelimit.spring.web.LimitCatalog;
+import dev.ratelimit.spring.web.internal.LimitCatalog;
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.Ordered;

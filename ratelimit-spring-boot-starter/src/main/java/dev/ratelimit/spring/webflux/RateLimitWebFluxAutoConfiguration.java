@@ -2,19 +2,15 @@ package dev.ratelimit.spring.webflux;
 
 import java.util.concurrent.ScheduledExecutorService;
 
-import dev.ratelimit.core.redis.RedisScriptExecutor;
 import dev.ratelimit.spring.autoconfigure.LimitCatalogConfiguration;
 import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
-import dev.ratelimit.spring.redis.JedisScriptExecutor;
-import dev.ratelimit.spring.web.LimitCatalog;
-import dev.ratelimit.spring.web.RateLimitConfigurationException;
-import dev.ratelimit.spring.web.RequestDecisions;
-import dev.ratelimit.spring.web.WebStack;
+import dev.ratelimit.spring.web.internal.LimitCatalog;
+import dev.ratelimit.spring.web.internal.RequestDecisions;
+import dev.ratelimit.spring.web.internal.WebStack;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import reactor.core.scheduler.Schedulers;
 
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -83,23 +79,6 @@ public final class RateLimitWebFluxAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitWebFilter rateLimitWebFilter(LimitCatalog catalog, ExchangeDecisions decisions) {
 		return new RateLimitWebFilter(catalog, decisions);
-	}
-
-	/**
-	 * Stops the start when the Redis store would decide on a client that blocks its caller: WebFlux decides on
-	 * an event loop, which must never wait for Redis.
-	 */
-	@Bean
-	InitializingBean rateLimitNonBlockingStore(ObjectProvider<RedisScriptExecutor> executors) {
-		return () -> executors.ifAvailable((executor) -> {
-			if (executor instanceof JedisScriptExecutor) {
-				throw new RateLimitConfigurationException(
-						"ratelimit.store is redis on Jedis, whose calls block the calling thread, and this is a "
-								+ "reactive (Spring WebFlux) application, whose event loops must never block.",
-						"Use Lettuce, Spring Data Redis' default client: remove redis.clients:jedis from the "
-								+ "application, or define a RedisScriptExecutor bean that does not block.");
-			}
-		});
 	}
 
 	/** The number of held requests as a gauge, for a Micrometer registry. */

@@ -6,8 +6,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
-import dev.ratelimit.spring.web.EndpointLimits;
-import dev.ratelimit.spring.web.LimitedRequest;
+import dev.ratelimit.spring.web.internal.EndpointLimits;
+import dev.ratelimit.spring.web.internal.LimitedRequest;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;

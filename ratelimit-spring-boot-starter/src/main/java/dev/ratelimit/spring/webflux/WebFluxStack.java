@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
 
-import dev.ratelimit.spring.web.ResolverTypes;
-import dev.ratelimit.spring.web.WebStack;
+import dev.ratelimit.spring.web.internal.ResolverTypes;
+import dev.ratelimit.spring.web.internal.WebStack;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;

@@ -32,7 +32,7 @@ import org.springframework.web.util.WebUtils;
  * a scheduler that is stuck or shut down is that late. A request that ends while held, because its client went
  * away or the container completed it, cancels its release.
  */
-public final class HeldRequests {
+final class HeldRequests {
 
 	/** How late a release may come before the container gives up on the request. */
 	static final long GRACE_MILLIS = 30_000;

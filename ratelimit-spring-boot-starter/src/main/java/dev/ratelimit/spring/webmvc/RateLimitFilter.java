@@ -2,7 +2,7 @@ package dev.ratelimit.spring.webmvc;
 
 import java.io.IOException;
 
-import dev.ratelimit.spring.web.LimitCatalog;
+import dev.ratelimit.spring.web.internal.LimitCatalog;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

@@ -3,8 +3,8 @@ package dev.ratelimit.spring.webmvc;
 import java.io.IOException;
 import java.util.Map;
 
-import dev.ratelimit.spring.web.Exemption;
-import dev.ratelimit.spring.web.LimitCatalog;
+import dev.ratelimit.spring.web.internal.Exemption;
+import dev.ratelimit.spring.web.internal.LimitCatalog;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -27,7 +27,7 @@ import org.springframework.web.servlet.HandlerMapping;
  * browsers send on their own before the real request, are not limited either, and neither are the requests
  * that an {@link Exemption} exempts: those get no rate limit headers.
  */
-public final class RateLimitInterceptor implements HandlerInterceptor {
+final class RateLimitInterceptor implements HandlerInterceptor {
 
 	private static final String DECIDED = RateLimitInterceptor.class.getName() + ".DECIDED";
 

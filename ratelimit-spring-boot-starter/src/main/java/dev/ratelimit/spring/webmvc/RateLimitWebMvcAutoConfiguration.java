@@ -5,9 +5,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import dev.ratelimit.spring.RateLimitExceededHandler;
 import dev.ratelimit.spring.autoconfigure.LimitCatalogConfiguration;
 import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
-import dev.ratelimit.spring.web.LimitCatalog;
-import dev.ratelimit.spring.web.RequestDecisions;
-import dev.ratelimit.spring.web.WebStack;
+import dev.ratelimit.spring.web.internal.LimitCatalog;
+import dev.ratelimit.spring.web.internal.RequestDecisions;
+import dev.ratelimit.spring.web.internal.WebStack;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 

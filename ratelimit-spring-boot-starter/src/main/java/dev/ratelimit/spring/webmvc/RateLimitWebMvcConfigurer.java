@@ -6,7 +6,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 /**
  * Registers the {@link RateLimitInterceptor} for every handler.
  */
-public final class RateLimitWebMvcConfigurer implements WebMvcConfigurer {
+final class RateLimitWebMvcConfigurer implements WebMvcConfigurer {
 
 	private final RateLimitInterceptor interceptor;
 

@@ -5,8 +5,8 @@ import java.util.Objects;
 
 import dev.ratelimit.spring.RateLimitExceededHandler;
 import dev.ratelimit.spring.RateLimitRejection;
-import dev.ratelimit.spring.web.LimitCatalog;
-import dev.ratelimit.spring.web.RequestDecisions;
+import dev.ratelimit.spring.web.internal.LimitCatalog;
+import dev.ratelimit.spring.web.internal.RequestDecisions;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.http.HttpServletRequest;

@@ -2,9 +2,9 @@ package dev.ratelimit.spring.webmvc;
 
 import java.security.Principal;
 
-import dev.ratelimit.spring.web.ClientAddresses;
-import dev.ratelimit.spring.web.LimitedRequest;
-import dev.ratelimit.spring.web.ServletOrigin;
+import dev.ratelimit.spring.server.internal.ServletOrigin;
+import dev.ratelimit.spring.web.internal.ClientAddresses;
+import dev.ratelimit.spring.web.internal.LimitedRequest;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 

@@ -7,9 +7,9 @@ import java.util.function.BiConsumer;
 import dev.ratelimit.spring.KeyResolver;
 import dev.ratelimit.spring.PlanResolver;
 import dev.ratelimit.spring.RateLimitExemption;
-import dev.ratelimit.spring.web.LimitedRequest;
-import dev.ratelimit.spring.web.ResolverTypes;
-import dev.ratelimit.spring.web.WebStack;
+import dev.ratelimit.spring.web.internal.LimitedRequest;
+import dev.ratelimit.spring.web.internal.ResolverTypes;
+import dev.ratelimit.spring.web.internal.WebStack;
 import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.beans.factory.ListableBeanFactory;

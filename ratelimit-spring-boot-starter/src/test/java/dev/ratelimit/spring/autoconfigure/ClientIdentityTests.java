@@ -4,9 +4,9 @@ import java.util.function.Consumer;
 
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.spring.KeyResolver;
+import dev.ratelimit.spring.RateLimitConfigurationException;
 import dev.ratelimit.spring.RateLimitExemption;
-import dev.ratelimit.spring.web.MicrometerRateLimitMetrics;
-import dev.ratelimit.spring.web.RateLimitConfigurationException;
+import dev.ratelimit.spring.observability.internal.MicrometerRateLimitMetrics;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

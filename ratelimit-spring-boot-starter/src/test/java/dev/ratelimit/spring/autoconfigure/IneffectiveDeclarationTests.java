@@ -2,9 +2,8 @@ package dev.ratelimit.spring.autoconfigure;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import dev.ratelimit.spring.RateLimitConfigurationException;
 import dev.ratelimit.spring.RateLimited;
-import dev.ratelimit.spring.web.RateLimitConfigurationException;
-import dev.ratelimit.spring.web.UnservedDeclarations;
 import dev.ratelimit.spring.webflux.RateLimitWebFluxAutoConfiguration;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import org.junit.jupiter.api.Test;

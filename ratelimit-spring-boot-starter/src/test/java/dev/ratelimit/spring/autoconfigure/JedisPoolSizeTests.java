@@ -1,7 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import dev.ratelimit.spring.RateLimitConfigurationException;
 import dev.ratelimit.spring.redis.JedisScriptExecutor;
-import dev.ratelimit.spring.web.RateLimitConfigurationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;

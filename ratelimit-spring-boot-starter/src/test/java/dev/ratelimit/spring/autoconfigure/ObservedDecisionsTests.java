@@ -9,7 +9,7 @@ import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
 import dev.ratelimit.core.redis.ScriptNotSentException;
 import dev.ratelimit.spring.KeyResolver;
-import dev.ratelimit.spring.web.DecisionObserver;
+import dev.ratelimit.spring.observability.internal.DecisionObserver;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;

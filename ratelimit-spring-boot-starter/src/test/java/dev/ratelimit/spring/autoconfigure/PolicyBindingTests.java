@@ -5,7 +5,8 @@ import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.spring.RateLimited;
-import dev.ratelimit.spring.web.PolicyOverrides;
+import dev.ratelimit.spring.web.internal.LimitSettings;
+import dev.ratelimit.spring.web.internal.PolicyOverride;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -87,9 +88,9 @@ class PolicyBindingTests {
 	@Test
 	void overridesAFieldWhoseNameAnEnvironmentVariableSplits() throws Exception {
 		try (Started app = start(Map.of("RATELIMIT_POLICIES_DEMOCONTROLLER_SHAPED_DELAY_AFTER", "1"))) {
-			PolicyOverrides.Entry shaped = app.context.getBean(PolicyOverrides.class).get("DemoController.shaped");
+			PolicyOverride shaped = app.context.getBean(LimitSettings.class).override("DemoController.shaped");
 			assertThat(shaped).isNotNull();
-			assertThat(shaped.values().getDelayAfter()).isEqualTo(1);
+			assertThat(shaped.values().delayAfter()).isEqualTo(1);
 		}
 	}
 

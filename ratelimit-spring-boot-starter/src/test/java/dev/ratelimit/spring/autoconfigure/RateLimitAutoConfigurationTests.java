@@ -21,15 +21,11 @@ import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
 import dev.ratelimit.core.redis.ScriptNotSentException;
+import dev.ratelimit.spring.RateLimitConfigurationException;
 import dev.ratelimit.spring.RateLimitExceededHandler;
 import dev.ratelimit.spring.redis.JedisScriptExecutor;
 import dev.ratelimit.spring.redis.SpringDataRedisScriptExecutor;
-import dev.ratelimit.spring.web.MicrometerRateLimitMetrics;
-import dev.ratelimit.spring.web.RateLimitConfigurationException;
-import dev.ratelimit.spring.webmvc.HeldRequests;
-import dev.ratelimit.spring.webmvc.RateLimitInterceptor;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
-import dev.ratelimit.spring.webmvc.RateLimitWebMvcConfigurer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -41,12 +37,9 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.mock.web.MockHttpServletRequest;
-import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,16 +52,6 @@ class RateLimitAutoConfigurationTests {
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
 				RateLimitWebMvcAutoConfiguration.class, WebMvcAutoConfiguration.class));
-
-	@Test
-	void configuresInMemoryStoreAndInterceptorByDefault() {
-		this.runner.run((context) -> assertThat(context).hasSingleBean(InMemoryRateLimitStore.class)
-			.hasSingleBean(TimeSource.class)
-			.hasSingleBean(RateLimitInterceptor.class)
-			.hasSingleBean(RateLimitWebMvcConfigurer.class)
-			.hasSingleBean(RateLimitExceededHandler.class)
-			.hasSingleBean(MicrometerRateLimitMetrics.class));
-	}
 
 	@Test
 	void configuresAShapingSchedulerThatNeverStandsInForTheApplicationsOwn() {
@@ -118,22 +101,6 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
-	void backsOffEntirelyWhenDisabled() {
-		this.runner.withPropertyValues("ratelimit.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(RateLimitStore.class)
-				.doesNotHaveBean(RateLimitInterceptor.class)
-				.doesNotHaveBean(RateLimitProperties.class));
-	}
-
-	@Test
-	void keepsTheStoreButNoInterceptorOutsideServletWebApplications() {
-		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
-				RateLimitWebMvcAutoConfiguration.class))
-			.run((context) -> assertThat(context).hasSingleBean(RateLimitStore.class)
-				.doesNotHaveBean(RateLimitInterceptor.class));
-	}
-
-	@Test
 	void usesTheApplicationsStore() {
 		RateLimitStore store = InMemoryRateLimitStore.builder().build();
 		this.runner.withBean(RateLimitStore.class, () -> store)
@@ -165,29 +132,6 @@ class RateLimitAutoConfigurationTests {
 				limiter.decide("c");
 				assertThat(store.size()).isEqualTo(2);
 			});
-	}
-
-	@Test
-	void worksWithoutMicrometer() {
-		this.runner.withClassLoader(new FilteredClassLoader("io.micrometer"))
-			.run((context) -> assertThat(context).hasNotFailed()
-				.hasSingleBean(RateLimitInterceptor.class)
-				.doesNotHaveBean(MicrometerRateLimitMetrics.class));
-	}
-
-	@Test
-	void publishesTheNumberOfHeldRequestsAsAGauge() {
-		this.runner.run((context) -> {
-			MeterRegistry registry = new SimpleMeterRegistry();
-			context.getBeansOfType(MeterBinder.class).values().forEach((binder) -> binder.bindTo(registry));
-			MockHttpServletRequest request = new MockHttpServletRequest("GET", "/queued");
-			request.setAsyncSupported(true);
-			context.getBean(HeldRequests.class)
-				.hold(request, new MockHttpServletResponse(), Duration.ofMinutes(10).toNanos());
-			assertThat(registry.get("ratelimit.requests.held").gauge().value()).isOne();
-			request.getAsyncContext().complete();
-			assertThat(registry.get("ratelimit.requests.held").gauge().value()).isZero();
-		});
 	}
 
 	@Test

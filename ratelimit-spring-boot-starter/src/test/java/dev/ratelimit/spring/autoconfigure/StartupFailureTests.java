@@ -1,8 +1,8 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.spring.PlanResolver;
+import dev.ratelimit.spring.RateLimitConfigurationException;
 import dev.ratelimit.spring.RateLimited;
-import dev.ratelimit.spring.web.RateLimitConfigurationException;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

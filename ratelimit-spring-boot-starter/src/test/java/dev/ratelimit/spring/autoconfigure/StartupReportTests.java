@@ -4,7 +4,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import dev.ratelimit.spring.KeyResolver;
 import dev.ratelimit.spring.RateLimited;
-import dev.ratelimit.spring.web.LimitCatalog;
+import dev.ratelimit.spring.web.internal.LimitCatalog;
 import dev.ratelimit.spring.webflux.RateLimitWebFluxAutoConfiguration;
 import dev.ratelimit.spring.webflux.ReactiveKeyResolver;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;

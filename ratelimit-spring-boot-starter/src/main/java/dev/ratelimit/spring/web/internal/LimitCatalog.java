@@ -1,0 +1,261 @@
+package dev.ratelimit.spring.web.internal;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.TimeSource;
+import dev.ratelimit.spring.observability.internal.PolicyPlans;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.method.HandlerMethod;
+
+/**
+ * Finds the limits of a request. Once every bean exists, it reads the {@link dev.ratelimit.spring.RateLimited}
+ * declarations of every handler method ({@link AnnotationDeclarations}) and the {@code ratelimit.rules}
+ * ({@link RuleDeclarations}), checks that every override names a declared policy, reports each policy at
+ * startup, and tells the {@link CurrentLimits} every endpoint's limits, so that a mistake stops the start and
+ * the hot path only looks up what was prepared; a store that can warm up, such as Redis, then prepares what it
+ * will need.
+ */
+public final class LimitCatalog implements SmartInitializingSingleton {
+
+	private static final Log logger = LogFactory.getLog(LimitCatalog.class);
+
+	/** How many routes of a policy its INFO line lists. */
+	private static final int ROUTES_AT_INFO = 5;
+
+	/** How long the start waits for Redis to warm up. */
+	private static final Duration WARM_UP_WAIT = Duration.ofSeconds(2);
+
+	private final LimitSettings settings;
+
+	private final PolicyNames names;
+
+	private final AnnotationDeclarations annotations;
+
+	private final RuleDeclarations ruleDeclarations;
+
+	private final WebStack stack;
+
+	private final RateLimitStore store;
+
+	private final ListableBeanFactory beanFactory;
+
+	private final CurrentLimits current;
+
+	private final Map<HandlerKey, Optional<EndpointLimits>> handlers = new ConcurrentHashMap<>();
+
+	private volatile List<PathRule> rules = List.of();
+
+	private volatile List<PathRule> rulesBeforeSecurity = List.of();
+
+	/** The routes each endpoint's declared limits apply to, once every bean exists. */
+	private volatile Map<EndpointLimits, Set<String>> routes = Map.of();
+
+	/**
+	 * Creates the catalog of the limits that the application declares, by {@code @RateLimited} on the handlers of
+	 * {@code stack} and by {@code settings}.
+	 * @param settings what the configuration says of the limits
+	 * @param stack the web stack whose handlers are limited
+	 * @param store the store, which warms up before the first request if it can
+	 * @param beanFactory the application's beans, for the resolvers that declarations name
+	 * @param addresses the client addresses, past the trusted proxies
+	 * @param time the time source of the log's throttled warnings
+	 * @param plans where the plan of each plan's policy is registered, for the metrics
+	 * @param current the limits in force, which the catalog tells every endpoint's declared limits
+	 */
+	public LimitCatalog(LimitSettings settings, WebStack stack, RateLimitStore store, ListableBeanFactory beanFactory,
+			ClientAddresses addresses, TimeSource time, PolicyPlans plans, CurrentLimits current) {
+		this.settings = settings;
+		this.names = new PolicyNames();
+		ResolverTypes resolvers = stack.resolvers();
+		ExemptionDeclarations exemptions = new ExemptionDeclarations(settings, beanFactory, resolvers, addresses);
+		PlanDeclarations planDeclarations = new PlanDeclarations(beanFactory, resolvers, this.names, plans);
+		EndpointDeclarations endpoints = new EndpointDeclarations(new KeyDeclarations(beanFactory, resolvers),
+				exemptions, planDeclarations, time);
+		this.annotations = new AnnotationDeclarations(settings, this.names, planDeclarations, exemptions, endpoints);
+		this.ruleDeclarations = new RuleDeclarations(settings, this.names, planDeclarations, exemptions, endpoints);
+		this.beanFactory = beanFactory;
+		this.stack = stack;
+		this.store = store;
+		this.current = current;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		Map<EndpointLimits, Set<String>> active = new LinkedHashMap<>();
+		List<HandlerMethod> handlerMethods = new ArrayList<>();
+		this.stack.forEachHandler((handler, routes) -> {
+			handlerMethods.add(handler);
+			EndpointLimits limits = limits(handler);
+			if (limits != null) {
+				active.computeIfAbsent(limits, (key) -> new TreeSet<>()).addAll(routes);
+			}
+		});
+		StrayDeclarations.check(this.beanFactory, this.stack, handlerMethods);
+		List<PathRule> compiled = this.ruleDeclarations.rules();
+		for (PathRule rule : compiled) {
+			active.put(rule.limits(), Set.of(WebStack.route(rule.methods(), rule.pattern().getPatternString())
+					+ (rule.beforeSecurity() ? " before Spring Security" : "")));
+		}
+		List<PathRule> afterSecurity = compiled.stream().filter((rule) -> !rule.beforeSecurity()).toList();
+		SecurityAnsweredRules.warnings(this.stack, afterSecurity).forEach(logger::warn);
+		this.names.checkOverrides(this.settings.overrides());
+		this.rules = afterSecurity;
+		this.rulesBeforeSecurity = compiled.stream().filter(PathRule::beforeSecurity).toList();
+		if (logger.isInfoEnabled()) {
+			report(active);
+		}
+		this.store.warmUp().ifPresent((warmUp) -> warmUp(warmUp, active.keySet()));
+		this.routes = Collections.unmodifiableMap(active);
+		this.current.start(active.keySet());
+	}
+
+	/** Returns the routes of each endpoint's declared limits, in the order of the startup report's sources. */
+	public Map<EndpointLimits, Set<String>> routes() {
+		return this.routes;
+	}
+
+	/**
+	 * Logs the store, then each effective policy on a line of its own; the routes of a policy that limits many
+	 * are listed in full at DEBUG only, to keep each line readable.
+	 */
+	private void report(Map<EndpointLimits, Set<String>> active) {
+		TreeMap<String, String> lines = new TreeMap<>();
+		List<String> allRoutes = new ArrayList<>();
+		active.forEach((limits, routes) -> {
+			String shown = String.join(", ", routes.stream().limit(ROUTES_AT_INFO).toList());
+			if (routes.size() > ROUTES_AT_INFO) {
+				shown += " and " + (routes.size() - ROUTES_AT_INFO) + " more, listed at DEBUG";
+			}
+			for (EndpointLimits planned : limits.onEveryPlan()) {
+				for (int i = 0; i < planned.policies().size(); i++) {
+					RateLimitPolicy policy = planned.policies().get(i);
+					if (lines.containsKey(policy.name())) {
+						continue;
+					}
+					RequestCost cost = planned.costs().get(i);
+					lines.put(policy.name(), "Rate limit '" + policy.name() + "': " + describe(policy)
+							+ ((cost != null) ? " cost '" + cost.text() + "'" : "")
+							+ (planned.plan().equals(EndpointLimits.NO_PLAN) ? "" : " on plan " + planned.plan())
+							+ (planned.counted().all() ? "" : " counting " + planned.counted())
+							+ (planned.shadow().get(i) ? " in shadow mode" : "")
+							+ " by " + planned.keySpecs().get(i) + " on " + shown + "; from " + planned.origins().get(i));
+					if (routes.size() > ROUTES_AT_INFO) {
+						allRoutes.add("Rate limit '" + policy.name() + "' limits " + String.join(", ", routes));
+					}
+				}
+			}
+		});
+		logger.info("Rate limiting with " + this.store.getClass().getSimpleName() + ": "
+				+ (lines.isEmpty() ? "no limits declared" : lines.size() + " policies"));
+		lines.values().forEach(logger::info);
+		if (logger.isDebugEnabled()) {
+			allRoutes.forEach(logger::debug);
+		}
+	}
+
+	/** The values of a policy, as the startup report and the log write them. */
+	public static String describe(RateLimitPolicy policy) {
+		return policy.algorithm() + " " + policy.limit() + "/" + policy.window()
+				+ ((policy.burst() != policy.limit()) ? " burst " + policy.burst() : "")
+				+ ((policy.delayAfter() == 0) ? ""
+						: (policy.delayAfter() == policy.burst()) ? " no delay" : " delay after " + policy.delayAfter())
+				+ ((policy.cost() != 1) ? " cost " + policy.cost() : "");
+	}
+
+	/**
+	 * Opens the connection and loads the scripts before the first request, which would otherwise pay for both
+	 * and could exceed the store's timeout. Waits a bounded time: should Redis not answer, requests take the
+	 * failure policy until it does.
+	 */
+	private static void warmUp(RateLimitStore.WarmUp warmUp, Collection<EndpointLimits> active) {
+		try {
+			warmUp.warmUp(active.stream().map(EndpointLimits::policies).toList())
+				.toCompletableFuture()
+				.get(WARM_UP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			Throwable cause = (ex instanceof ExecutionException && ex.getCause() != null) ? ex.getCause() : ex;
+			logger.warn("Redis did not answer at startup (" + cause + "): until it does, rate limits follow the "
+					+ "store's failure policy");
+		}
+	}
+
+	/**
+	 * Returns the limits of a request and the template variables its key may read, or null if it is not
+	 * limited. A handler's own declarations win; other requests take the first rule they match.
+	 */
+	public @Nullable Match find(LimitedRequest request, Object handler, Supplier<Map<String, String>> uriVariables) {
+		if (handler instanceof HandlerMethod handlerMethod) {
+			EndpointLimits limits = limits(handlerMethod);
+			if (limits != null) {
+				return new Match(limits, uriVariables.get());
+			}
+		}
+		return find(request, this.rules);
+	}
+
+	/**
+	 * Returns the limits of the first rule decided before Spring Security that a request matches, or null if
+	 * none does.
+	 */
+	public @Nullable Match findBeforeSecurity(LimitedRequest request) {
+		return find(request, this.rulesBeforeSecurity);
+	}
+
+	private static @Nullable Match find(LimitedRequest request, List<PathRule> rules) {
+		if (rules.isEmpty()) {
+			return null;
+		}
+		PathContainer path = request.path();
+		String method = request.method();
+		for (PathRule rule : rules) {
+			Map<String, String> variables = rule.match(method, path);
+			if (variables != null) {
+				return new Match(rule.limits(), variables);
+			}
+		}
+		return null;
+	}
+
+	private @Nullable EndpointLimits limits(HandlerMethod handlerMethod) {
+		HandlerKey key = new HandlerKey(handlerMethod.getBeanType(), handlerMethod.getMethod());
+		return this.handlers
+			.computeIfAbsent(key, (k) -> Optional.ofNullable(this.annotations.forHandler(handlerMethod)))
+			.orElse(null);
+	}
+
+	/** The limits of a request, with the template variables of the pattern it matched. */
+	public record Match(EndpointLimits limits, Map<String, String> uriVariables) {
+	}
+
+	private record HandlerKey(Class<?> beanType, Method method) {
+	}
+
+}
