@@ -5,8 +5,6 @@ import dev.ratelimit.spring.actuate.RateLimitEndpoint;
 import dev.ratelimit.spring.actuate.RateLimitEndpointWebExtension;
 import dev.ratelimit.spring.changes.internal.PolicyChanges;
 import dev.ratelimit.spring.web.internal.LimitCatalog;
-import dev.ratelimit.spring.webflux.RateLimitWebFluxAutoConfiguration;
-import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -19,8 +17,11 @@ import org.springframework.context.annotation.Bean;
 /**
  * Auto-configuration of the {@link RateLimitEndpoint ratelimit} Actuator endpoint, when Actuator is present and
  * the endpoint is available (exposed, and not switched off with {@code management.endpoint.ratelimit.access}).
+ * It follows the web stacks' auto-configurations, named rather than referenced, since they follow this package's
+ * {@link RateLimitAutoConfiguration}: each stack's catalog of limits is what the endpoint operates.
  */
-@AutoConfiguration(after = { RateLimitWebMvcAutoConfiguration.class, RateLimitWebFluxAutoConfiguration.class })
+@AutoConfiguration(afterName = { "dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration",
+		"dev.ratelimit.spring.webflux.RateLimitWebFluxAutoConfiguration" })
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnBean(LimitCatalog.class)
 @ConditionalOnAvailableEndpoint(RateLimitEndpoint.class)

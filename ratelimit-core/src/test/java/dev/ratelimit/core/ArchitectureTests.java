@@ -1,0 +1,71 @@
+package dev.ratelimit.core;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import dev.ratelimit.core.testing.PublicApi;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The structure of the core, as {@code docs/architecture.md} draws it: the port knows no store, the stores stand
+ * apart (the Redis store only falls back to the in-memory one), nothing knows Spring, and the public types are
+ * the ones the README's reference lists.
+ */
+class ArchitectureTests {
+
+	private static final JavaClasses CORE = new ClassFileImporter()
+		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+		.importPackages("dev.ratelimit.core");
+
+	@Test
+	void thePortKnowsNoStore() {
+		noClasses().that()
+			.resideInAPackage("dev.ratelimit.core")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("dev.ratelimit.core.memory..", "dev.ratelimit.core.redis..", "dev.ratelimit.core.replay..")
+			.check(CORE);
+	}
+
+	@Test
+	void theInMemoryStoreKnowsNoOtherStore() {
+		noClasses().that()
+			.resideInAPackage("dev.ratelimit.core.memory..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("dev.ratelimit.core.redis..", "dev.ratelimit.core.replay..")
+			.check(CORE);
+	}
+
+	@Test
+	void theRedisStoreKnowsTheInMemoryStoreOnlyAsItsFallback() {
+		noClasses().that()
+			.resideInAPackage("dev.ratelimit.core.redis..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("dev.ratelimit.core.replay..")
+			.check(CORE);
+		noClasses().that()
+			.resideInAPackage("dev.ratelimit.core.redis..")
+			.and()
+			.doNotHaveSimpleName("RedisRateLimitStore")
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("dev.ratelimit.core.memory..")
+			.check(CORE);
+	}
+
+	@Test
+	void nothingKnowsSpring() {
+		noClasses().should().dependOnClassesThat().resideInAPackage("org.springframework..").check(CORE);
+	}
+
+	@Test
+	void publicTypesAreTheOnesTheReadmeLists() {
+		assertThat(PublicApi.of(CORE)).isEqualTo(PublicApi.listedInTheReadme("ratelimit-core")).hasSizeLessThanOrEqualTo(16);
+	}
+
+}
