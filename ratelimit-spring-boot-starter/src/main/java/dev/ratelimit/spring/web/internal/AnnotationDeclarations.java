@@ -33,21 +33,14 @@ final class AnnotationDeclarations {
 
 	private final PolicyNames names;
 
-	private final PlanDeclarations plans;
-
-	private final ExemptionDeclarations exemptions;
-
 	private final EndpointDeclarations endpoints;
 
 	/** Class-level declarations, shared by every handler method of the class. */
 	private final Map<Class<?>, EndpointLimits> classLimits = new HashMap<>();
 
-	AnnotationDeclarations(LimitSettings settings, PolicyNames names, PlanDeclarations plans,
-			ExemptionDeclarations exemptions, EndpointDeclarations endpoints) {
+	AnnotationDeclarations(LimitSettings settings, PolicyNames names, EndpointDeclarations endpoints) {
 		this.settings = settings;
 		this.names = names;
-		this.plans = plans;
-		this.exemptions = exemptions;
 		this.endpoints = endpoints;
 	}
 
@@ -111,14 +104,14 @@ final class AnnotationDeclarations {
 			RateLimitPolicy policy = policy(where, action, annotation, name, override);
 			this.names.claim(policy.name(), site, action);
 			String planProperty = "ratelimit.policies." + ((entry != null) ? entry.name() : name) + ".plans";
-			Map<String, RateLimitPolicy> plans = this.plans.plans(where, action, site, policy,
+			Map<String, RateLimitPolicy> plans = this.endpoints.plans().plans(where, action, site, policy,
 					annotation.synthesize().plans(), (override != null) ? override.plans() : Map.of(), planProperty);
 			Expression cost = CostDeclarations.costExpression(where, action, policy, plans,
 					(override != null && override.costExpression() != null) ? override.costExpression()
 							: annotation.getString("costExpression"));
 			String key = KeyDeclarations.normalize((override != null && override.key() != null) ? override.key()
 					: annotation.getString("key"));
-			ExemptionDeclarations.ClientTerms policyTerms = this.exemptions
+			ExemptionDeclarations.ClientTerms policyTerms = this.endpoints.exemptions()
 				.terms((entry != null) ? entry.property() : site, override);
 			if (terms == null) {
 				terms = policyTerms;

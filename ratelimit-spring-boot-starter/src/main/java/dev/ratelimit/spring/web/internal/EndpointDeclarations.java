@@ -37,6 +37,16 @@ final class EndpointDeclarations {
 		this.time = time;
 	}
 
+	/** The plans of the declarations. */
+	PlanDeclarations plans() {
+		return this.plans;
+	}
+
+	/** The client terms and exemptions of the declarations. */
+	ExemptionDeclarations exemptions() {
+		return this.exemptions;
+	}
+
 	/**
 	 * Returns the limits of one endpoint.
 	 * @param declared its policies, in their order

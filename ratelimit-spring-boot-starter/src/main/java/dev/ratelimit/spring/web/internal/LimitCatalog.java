@@ -91,12 +91,11 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 		this.settings = settings;
 		this.names = new PolicyNames();
 		ResolverTypes resolvers = stack.resolvers();
-		ExemptionDeclarations exemptions = new ExemptionDeclarations(settings, beanFactory, resolvers, addresses);
-		PlanDeclarations planDeclarations = new PlanDeclarations(beanFactory, resolvers, this.names, plans);
 		EndpointDeclarations endpoints = new EndpointDeclarations(new KeyDeclarations(beanFactory, resolvers),
-				exemptions, planDeclarations, time);
-		this.annotations = new AnnotationDeclarations(settings, this.names, planDeclarations, exemptions, endpoints);
-		this.ruleDeclarations = new RuleDeclarations(settings, this.names, planDeclarations, exemptions, endpoints);
+				new ExemptionDeclarations(settings, beanFactory, resolvers, addresses),
+				new PlanDeclarations(beanFactory, resolvers, this.names, plans), time);
+		this.annotations = new AnnotationDeclarations(settings, this.names, endpoints);
+		this.ruleDeclarations = new RuleDeclarations(settings, this.names, endpoints);
 		this.beanFactory = beanFactory;
 		this.stack = stack;
 		this.store = store;

@@ -34,18 +34,11 @@ final class RuleDeclarations {
 
 	private final PolicyNames names;
 
-	private final PlanDeclarations plans;
-
-	private final ExemptionDeclarations exemptions;
-
 	private final EndpointDeclarations endpoints;
 
-	RuleDeclarations(LimitSettings settings, PolicyNames names, PlanDeclarations plans,
-			ExemptionDeclarations exemptions, EndpointDeclarations endpoints) {
+	RuleDeclarations(LimitSettings settings, PolicyNames names, EndpointDeclarations endpoints) {
 		this.settings = settings;
 		this.names = names;
-		this.plans = plans;
-		this.exemptions = exemptions;
 		this.endpoints = endpoints;
 	}
 
@@ -96,7 +89,7 @@ final class RuleDeclarations {
 				() -> new RateLimitPolicy(name, algorithm, limit, window, burst,
 						(values.cost() != null) ? values.cost() : 1, delayAfter));
 		this.names.claim(name, property, action);
-		Map<String, RateLimitPolicy> plans = this.plans.plans(property, action, property, policy,
+		Map<String, RateLimitPolicy> plans = this.endpoints.plans().plans(property, action, property, policy,
 				new RateLimited.Plan[0], values.plans(), property + ".plans");
 		Expression cost = CostDeclarations.costExpression(property, action, policy, plans, values.costExpression());
 		String keySpec = KeyDeclarations.normalize(values.key());
@@ -114,7 +107,8 @@ final class RuleDeclarations {
 		String origin = property + (overridden ? " with " + entry.property() + ".shadow (" + entry.origin() + ")" : "");
 		EndpointLimits limits = this.endpoints.limits(
 				List.of(new EndpointDeclarations.Declared(policy, shadow, origin, keySpec, plans, cost)),
-				this.exemptions.terms(property, values), property, property + ".key", action, List.of(), counted);
+				this.endpoints.exemptions().terms(property, values), property, property + ".key", action, List.of(),
+				counted);
 		return new PathRule(property, pattern, methods, limits, rule.beforeSecurity());
 	}
 
