@@ -273,6 +273,29 @@ class InMemoryRateLimitStoreTests {
 		assertThat(limiter.tryAcquire("busy")).isFalse();
 	}
 
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET", "LEAKY_BUCKET" })
+	void aKeyIdleForTwiceTheSpanItsWordCountsIsFullAgain(Algorithm algorithm) {
+		long limit = 999_983;
+		RateLimitPolicy policy = new RateLimitPolicy("p", algorithm, limit, Duration.ofSeconds(1), limit, limit, 0);
+		long span = new Rules(policy).arrivalSpan;
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
+		RateLimiter limiter = store.limiter(policy);
+		assertThat(limiter.tryAcquire("idle")).isTrue();
+		assertThat(limiter.decide("changed").allowed()).isTrue();
+		// untouched for three spans: in ticks since the key's creation, now no longer fits a long
+		this.clock.set(3 * span * 1000);
+		Decision full = limiter.decide("idle");
+		assertThat(full.allowed()).isTrue();
+		assertThat(full.retryAfterNanos()).isZero();
+		assertThat(limiter.tryAcquire("idle")).isFalse();
+		RateLimitPolicy raised = new RateLimitPolicy("p", algorithm, limit + 2, Duration.ofSeconds(1), limit + 2,
+				limit, 0);
+		store.change(policy, raised);
+		assertThat(store.inspect("changed", raised)).as("a key that carries nothing over")
+			.isEqualTo(store.inspect("new", raised));
+	}
+
 	@Test
 	void aFixedWindowKeyPastTheWindowsItsWordCountsKeepsCounting() {
 		// a count of up to 2^40 leaves the word 2^21 windows, 35 minutes of one-millisecond windows
