@@ -192,6 +192,24 @@ class InMemoryInterleavingTests {
 		assertThat(this.store.inspect("k", log)).isEqualTo(this.store.inspect("reference", log));
 	}
 
+	@ParameterizedTest(name = "the later key named first: {0}")
+	@ValueSource(booleans = { false, true })
+	void aStackedDecisionHoldsOnePolicysStatesInTheOrderOfTheirKeysWhateverOrderItNamesThemIn(boolean laterFirst) {
+		RateLimitPolicy policy = RateLimitPolicy.of("p", Algorithm.GCRA, 3, Duration.ofSeconds(10));
+		PolicyTable table = table(policy);
+		List<KeyedPolicy> named = laterFirst ? List.of(new KeyedPolicy("b", policy), new KeyedPolicy("a", policy))
+				: List.of(new KeyedPolicy("a", policy), new KeyedPolicy("b", policy));
+		this.store.decideAll(named);
+		KeyState earlierState = table.keys.state("a");
+		AtomicReference<List<Decision>> decisions = new AtomicReference<>();
+		whileHeld(table.keys.state("b"), true, () -> decisions.set(this.store.decideAll(named)), () -> {
+			assertThat(earlierState.word()).as("the word of the key held first").isEqualTo(KeyState.HELD);
+		});
+		assertThat(decisions.get()).allMatch(Decision::allowed);
+		assertThat(this.store.inspect("a", policy).remaining()).isEqualTo(1);
+		assertThat(this.store.inspect("b", policy).remaining()).isEqualTo(1);
+	}
+
 	@Test
 	void aThreadThatAskedForAStageWaitsForAHeldKeyOnItsNextDecision() {
 		RateLimitPolicy policy = RateLimitPolicy.of("p", Algorithm.GCRA, 3, Duration.ofSeconds(10));
