@@ -1026,6 +1026,19 @@ public abstract class StoreContractTests {
 
 	}
 
+	@ParameterizedTest
+	@EnumSource(names = { "TOKEN_BUCKET", "GCRA", "LEAKY_BUCKET" })
+	void decidesABucketAtTheFirstMicrosecondAfterAPermitCameBack(Algorithm algorithm) {
+		// one permit comes back every 3.333333... s: at 5.333334 s the first one is back, and a fraction over
+		Harness h = new Harness(policy(algorithm, 3));
+		h.at("2");
+		h.clock.set(ReferenceFixture.nanos("5.333334"));
+		Decision decision = h.decision();
+		assertThat(decision.allowed()).isTrue();
+		assertThat(decision.resetAfterNanos()).as("reset-after, from the instant the request came")
+			.isEqualTo(3_333_333_334L);
+	}
+
 	@Test
 	void rejectsAPolicyThatCannotBeComputedExactly() {
 		assertThatIllegalArgumentException()
