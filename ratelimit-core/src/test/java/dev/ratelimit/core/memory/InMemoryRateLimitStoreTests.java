@@ -195,6 +195,8 @@ class InMemoryRateLimitStoreTests {
 			store.change(policies.get(i - 1), policies.get(i));
 		}
 		RateLimitPolicy eighth = policies.get(RateLimitStore.MAX_CARRIED_CHANGES);
+		// a change of the cost alone changes nothing, and takes no place among the eight
+		store.change(eighth, eighth.withCost(2));
 		assertThat(store.inspect("checked-after-eight", eighth).remaining()).as("carried over eight changes")
 			.isEqualTo(eighth.limit() - 5);
 		RateLimitPolicy ninth = policies.get(RateLimitStore.MAX_CARRIED_CHANGES + 1);
