@@ -63,6 +63,16 @@ class RateLimitPolicyTests {
 	}
 
 	@Test
+	void acceptsAWindowOfAThousandYearsAndNoLonger() {
+		Duration thousandYears = Duration.ofDays(365_000);
+		assertThat(RateLimitPolicy.of("api", Algorithm.FIXED_WINDOW, 1, thousandYears).window())
+			.isEqualTo(thousandYears);
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimitPolicy.of("api", Algorithm.FIXED_WINDOW, 1, thousandYears.plusNanos(1000)))
+			.withMessageContaining("at most 1000 years");
+	}
+
+	@Test
 	void rejectsABadBurstCostAndDelayAfter() {
 		RateLimitPolicy gcra = RateLimitPolicy.of("api", Algorithm.GCRA, 10, TEN_SECONDS);
 		assertThatIllegalArgumentException().isThrownBy(() -> gcra.withBurst(0))
@@ -103,6 +113,18 @@ class RateLimitPolicyTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RateLimitPolicy.of("log", Algorithm.SLIDING_LOG, 1_000_000, Duration.ofDays(1)))
 			.withMessageContaining("one timestamp per permit");
+	}
+
+	@Test
+	void acceptsAPolicyWhoseStateReachesExactly2To53AndNoFurther() {
+		// the sliding window counter weighs limit x window in microseconds: 2^19 x 2^34 is 2^53
+		Duration window = Duration.ofNanos((1L << 34) * 1000);
+		assertThat(RateLimitPolicy.of("a", Algorithm.SLIDING_WINDOW_COUNTER, 1L << 19, window).limit())
+			.isEqualTo(1L << 19);
+		// 2^54 fits a long, but not a Lua number
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimitPolicy.of("a", Algorithm.SLIDING_WINDOW_COUNTER, 1L << 20, window))
+			.withMessageContaining("below 2^53");
 	}
 
 	@Test

@@ -309,6 +309,20 @@ public abstract class StoreContractTests {
 			return decisions.stream().allMatch(Decision::allowed);
 		}
 
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void tellsNoWaitFromALimitThatWouldHaveAllowedWhatAnotherDenied(Algorithm algorithm) {
+			RateLimitStore store = createStore(new ManualTimeSource());
+			// room for exactly one more request under the first policy, none under the second
+			List<RateLimitPolicy> both = List.of(policy(algorithm, 2),
+					RateLimitPolicy.of("strict", Algorithm.SLIDING_LOG, 1, TEN_SECONDS));
+			assertThat(allowed(store.decideAll("k", both))).isTrue();
+			List<Decision> denied = store.decideAll("k", both);
+			assertThat(denied).extracting(Decision::allowed).containsExactly(false, false);
+			assertThat(denied.get(0).retryAfterNanos()).as("retry-after of the policy with room").isZero();
+			assertThat(denied.get(1).retryAfterNanos()).isPositive();
+		}
+
 		@Test
 		void rejectsTwoPoliciesWithTheSameName() {
 			RateLimitStore store = createStore(new ManualTimeSource());
@@ -452,6 +466,92 @@ public abstract class StoreContractTests {
 				assertThat(take(this.store, policy)).as("request %d after the give-back", i)
 					.isEqualTo(take(this.untaken, policy));
 			}
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void leavesTheKeyAsIfTheRequestHadNeverBeenTakenInALaterWindowOfTheKey(Algorithm algorithm) {
+			RateLimitPolicy policy = policy(algorithm, 3);
+			createStores();
+			this.clock.set(ReferenceFixture.nanos("1"));
+			take(this.store, policy);
+			take(this.untaken, policy);
+			this.clock.set(ReferenceFixture.nanos("15"));
+			take(this.store, policy);
+			take(this.untaken, policy);
+			Decision second = take(this.store, policy);
+			giveBack(policy, second);
+			for (int i = 0; i < 4; i++) {
+				assertThat(take(this.store, policy)).as("request %d after the give-back", i)
+					.isEqualTo(take(this.untaken, policy));
+			}
+		}
+
+		@ParameterizedTest
+		@EnumSource(names = { "TOKEN_BUCKET", "GCRA", "LEAKY_BUCKET" })
+		void givesABucketBackItsCostLessTheTimeSinceTheRequestWasTaken(Algorithm algorithm) {
+			// an interval of 3.333333... s: not a whole number of microseconds
+			RateLimitPolicy policy = policy(algorithm, 3);
+			createStores();
+			this.clock.set(ReferenceFixture.nanos("2"));
+			for (int i = 0; i < 2; i++) {
+				take(this.store, policy);
+				take(this.untaken, policy);
+			}
+			Decision third = take(this.store, policy);
+			this.clock.set(ReferenceFixture.nanos("3"));
+			giveBack(policy, third);
+			Decision after = this.store.inspect("k", policy);
+			Decision reference = this.untaken.inspect("k", policy);
+			// a second stricter than a key that never took it: the second a request taken meanwhile absorbed
+			assertThat(after.remaining()).isEqualTo(reference.remaining());
+			assertThat(after.resetAfterNanos())
+				.isEqualTo(reference.resetAfterNanos() + Duration.ofSeconds(1).toNanos());
+		}
+
+		@ParameterizedTest
+		@EnumSource(names = { "TOKEN_BUCKET", "GCRA", "LEAKY_BUCKET" })
+		void givesABucketNothingBackOnceTheTimeItsCostTakesHasPassed(Algorithm algorithm) {
+			RateLimitPolicy policy = policy(algorithm, 3);
+			createStores();
+			this.clock.set(ReferenceFixture.nanos("2"));
+			take(this.store, policy);
+			take(this.store, policy);
+			Decision third = take(this.store, policy);
+			// one permit comes back every 3.333333... s: its first whole microsecond after that
+			this.clock.set(ReferenceFixture.nanos("5.333334"));
+			Decision before = this.store.inspect("k", policy);
+			giveBack(policy, third);
+			assertThat(this.store.inspect("k", policy)).isEqualTo(before);
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void givesNothingBackForAnInspectionOrAnAnswerMadeWithoutTheStore(Algorithm algorithm) {
+			RateLimitPolicy policy = policy(algorithm, 3);
+			createStores();
+			this.clock.set(ReferenceFixture.nanos("1"));
+			take(this.store, policy);
+			take(this.untaken, policy);
+			Decision inspected = this.store.inspect("k", policy);
+			assertThat(inspected.allowed()).isTrue();
+			giveBack(policy, inspected);
+			giveBack(policy, new Decision(true, policy.limit(), policy.limit(), 0, 0, 0));
+			for (int i = 0; i < 4; i++) {
+				assertThat(take(this.store, policy)).as("request %d after the give-backs", i)
+					.isEqualTo(take(this.untaken, policy));
+			}
+		}
+
+		@Test
+		void rejectsAGiveBackWithoutOneDecisionPerLimit() {
+			RateLimitPolicy policy = policy(Algorithm.GCRA, 3);
+			createStores();
+			Decision taken = take(this.store, policy);
+			List<KeyedPolicy> limits = List.of(new KeyedPolicy("k", policy), new KeyedPolicy("other", policy));
+			assertThatIllegalArgumentException().isThrownBy(() -> this.store.giveBack(limits, List.of(taken)))
+				.withMessageContaining("one decision per limit");
+			assertThat(take(this.store, policy).remaining()).isEqualTo(1);
 		}
 
 		@ParameterizedTest
@@ -775,6 +875,33 @@ public abstract class StoreContractTests {
 		}
 
 		@Test
+		void tellsWhenAKeyWhosePreviousWindowAloneCountsIsFull() {
+			ManualTimeSource clock = new ManualTimeSource();
+			RateLimitStore store = createStore(clock);
+			RateLimitPolicy policy = policy(Algorithm.SLIDING_WINDOW_COUNTER, 2);
+			clock.set(ReferenceFixture.nanos("9"));
+			store.limiter(policy).decide("client");
+			store.limiter(policy).decide("client");
+			clock.set(ReferenceFixture.nanos("12"));
+			// 2 x (1 - 2/10) = 1.6 of 2 used, all of it from the previous window, which stops counting at 20 s
+			Decision inspected = store.inspect("client", policy);
+			assertThat(inspected.allowed()).isTrue();
+			assertThat(inspected.remaining()).isEqualTo(1);
+			assertThat(inspected.resetAfterNanos()).isEqualTo(ReferenceFixture.nanos("8"));
+		}
+
+		@Test
+		void waitsForTheNextWindowWhenItsWindowIsShorterThanItsLimit() {
+			// 4 per 2 microseconds: the previous window's 4 weigh 2 at 1 microsecond into the next one
+			Harness h = new Harness(RateLimitPolicy.of("edge", Algorithm.SLIDING_WINDOW_COUNTER, 4,
+					Duration.ofNanos(2000)));
+			h.at("0").request().request().request();
+			h.at("0.000003").request();
+			// 4 x (1 - 1/2) + 2 reaches the limit; the next microsecond starts a window where the 2 weigh 2 x (1 - 0/2)
+			h.request().expect(false, 0, "0.000001", "0.000003");
+		}
+
+		@Test
 		void takesTheCost() {
 			Harness h = new Harness(policy(Algorithm.SLIDING_WINDOW_COUNTER, 10).withCost(4));
 			h.at("0").request();
@@ -899,6 +1026,19 @@ public abstract class StoreContractTests {
 
 	}
 
+	@ParameterizedTest
+	@EnumSource(names = { "TOKEN_BUCKET", "GCRA", "LEAKY_BUCKET" })
+	void decidesABucketAtTheFirstMicrosecondAfterAPermitCameBack(Algorithm algorithm) {
+		// one permit comes back every 3.333333... s: at 5.333334 s the first one is back, and a fraction over
+		Harness h = new Harness(policy(algorithm, 3));
+		h.at("2");
+		h.clock.set(ReferenceFixture.nanos("5.333334"));
+		Decision decision = h.decision();
+		assertThat(decision.allowed()).isTrue();
+		assertThat(decision.resetAfterNanos()).as("reset-after, from the instant the request came")
+			.isEqualTo(3_333_333_334L);
+	}
+
 	@Test
 	void rejectsAPolicyThatCannotBeComputedExactly() {
 		assertThatIllegalArgumentException()
@@ -929,6 +1069,7 @@ public abstract class StoreContractTests {
 			assertThat(fresh.allowed()).isTrue();
 			assertThat(fresh.remaining()).isEqualTo(3);
 			assertThat(fresh.retryAfterNanos()).isZero();
+			assertThat(fresh.resetAfterNanos()).as("reset-after of a key never seen").isZero();
 			assertThat(fresh.taken()).isFalse();
 			Decision taken = take(policy);
 			for (int i = 0; i < 3; i++) {
@@ -976,6 +1117,18 @@ public abstract class StoreContractTests {
 			assertThat(this.store.inspect("new", lowered)).as("a client never seen").isEqualTo(reference(lowered, 0));
 			this.clock.advance(lowered.fullAfter());
 			assertThat(take(lowered).allowed()).as("once the new policy's keys are full again").isTrue();
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void startsAKeyThatIsFullAgainFullAfterAChange(Algorithm algorithm) {
+			RateLimitPolicy declared = policy(algorithm, 4);
+			RateLimitPolicy lowered = changed(declared, 2);
+			take(declared);
+			take(declared);
+			this.clock.advance(declared.fullAfter());
+			this.store.change(declared, lowered);
+			assertThat(this.store.inspect("client", lowered)).isEqualTo(reference(lowered, 0));
 		}
 
 		@ParameterizedTest

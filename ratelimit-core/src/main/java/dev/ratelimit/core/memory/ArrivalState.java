@@ -65,10 +65,16 @@ class ArrivalState extends PackedState {
 		return new ArrivalState(now, ahead(rules, word, now));
 	}
 
-	/** How far the stored instant lies after {@code now}, in ticks; 0 if it has passed. */
+	/**
+	 * How far the stored instant lies after {@code now}, in ticks; 0 if it has passed. An instant more than a
+	 * microsecond past is known to have passed before counting ticks: in ticks, the time since {@code base} of
+	 * a key left idle for twice the span its word counts overflows a long.
+	 */
 	final long ahead(Rules rules, long word, long now) {
-		long ticks = (now - this.base) * rules.scale;
-		return (word > ticks) ? word - ticks : 0;
+		if (now - this.base > Rules.ceilDiv(word, rules.scale)) {
+			return 0;
+		}
+		return Math.max(0, word - (now - this.base) * rules.scale);
 	}
 
 }

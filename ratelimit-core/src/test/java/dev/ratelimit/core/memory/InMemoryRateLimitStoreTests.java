@@ -15,6 +15,7 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.ReferenceFixture;
 import org.junit.jupiter.api.Test;
@@ -72,6 +73,136 @@ class InMemoryRateLimitStoreTests {
 		this.clock.advance(Duration.ofSeconds(5));
 		store.forgetIdleKeys();
 		assertThat(store.size()).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void forgetsAKeyTheInstantItIsFullAgainAndNotBefore(Algorithm algorithm) {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
+		RateLimitPolicy policy = RateLimitPolicy.of("p", algorithm, 2, Duration.ofSeconds(10));
+		store.limiter(policy).decide("k");
+		store.limiter(policy).decide("k");
+		this.clock.advance(policy.fullAfter().minusNanos(1000));
+		store.forgetIdleKeys();
+		assertThat(store.size()).as("a microsecond before it is full").isEqualTo(1);
+		this.clock.advance(Duration.ofNanos(1000));
+		store.forgetIdleKeys();
+		assertThat(store.size()).as("once it is full").isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void forgetsAKeyOnlyInspectedAtOnce(Algorithm algorithm) {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
+		RateLimitPolicy policy = RateLimitPolicy.of("p", algorithm, 2, Duration.ofSeconds(10));
+		this.clock.advance(Duration.ofSeconds(25));
+		store.inspect("k", policy);
+		assertThat(store.size()).isEqualTo(1);
+		store.forgetIdleKeys();
+		assertThat(store.size()).isZero();
+	}
+
+	@Test
+	void keepsASlidingWindowCounterKeyWhilePermitsOfItsPreviousWindowStillCount() {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
+		RateLimiter limiter = store.limiter(RateLimitPolicy.of("p", Algorithm.SLIDING_WINDOW_COUNTER, 2,
+				Duration.ofSeconds(10)));
+		this.clock.set(Duration.ofSeconds(9).toNanos());
+		limiter.decide("k");
+		limiter.decide("k");
+		// denied at the start of the next window, where the two of the previous one weigh in full
+		this.clock.set(Duration.ofSeconds(10).toNanos());
+		assertThat(limiter.decide("k").allowed()).isFalse();
+		store.forgetIdleKeys();
+		assertThat(store.size()).isEqualTo(1);
+		assertThat(limiter.decide("k").allowed()).as("no fresh quota from a sweep").isFalse();
+		this.clock.set(Duration.ofSeconds(20).toNanos() - 1000);
+		store.forgetIdleKeys();
+		assertThat(store.size()).isEqualTo(1);
+		this.clock.set(Duration.ofSeconds(20).toNanos());
+		store.forgetIdleKeys();
+		assertThat(store.size()).isZero();
+	}
+
+	@Test
+	void alignsFixedWindowsToTheInstantTheStoreWasBuilt() {
+		this.clock.set(Duration.ofSeconds(7).toNanos());
+		RateLimiter limiter = InMemoryRateLimitStore.builder().timeSource(this.clock).build()
+			.limiter(RateLimitPolicy.of("p", Algorithm.FIXED_WINDOW, 1, Duration.ofSeconds(10)));
+		assertThat(limiter.decide("k").resetAfter()).isEqualTo(Duration.ofSeconds(10));
+		this.clock.set(Duration.ofSeconds(17).toNanos() - 1);
+		assertThat(limiter.tryAcquire("k")).isFalse();
+		this.clock.set(Duration.ofSeconds(17).toNanos());
+		assertThat(limiter.tryAcquire("k")).isTrue();
+	}
+
+	@Test
+	void keepsTheLimitersOfAPolicysFirstCostsAndGivesEveryFurtherCostOneOfItsOwn() {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
+		RateLimitPolicy policy = RateLimitPolicy.of("p", Algorithm.GCRA, 1000, Duration.ofSeconds(10));
+		assertThat(store.limiter(policy)).isSameAs(store.limiter(policy));
+		for (long cost = 2; cost < 2 + InMemoryRateLimitStore.MAX_COSTS; cost++) {
+			assertThat(store.limiter(policy.withCost(cost))).as("cost %d", cost)
+				.isSameAs(store.limiter(policy.withCost(cost)));
+		}
+		long further = 2 + InMemoryRateLimitStore.MAX_COSTS;
+		RateLimiter once = store.limiter(policy.withCost(further));
+		assertThat(once).isNotSameAs(store.limiter(policy.withCost(further)));
+		// every cost still takes from the one quota of the key
+		assertThat(once.decide("k").remaining()).isEqualTo(1000 - further);
+		assertThat(store.limiter(policy.withCost(2)).decide("k").remaining()).isEqualTo(1000 - further - 2);
+	}
+
+	@Test
+	void makesRoomUnderTheCapForANewKeyWhenAKeyIsReset() {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).maxKeys(2).build();
+		RateLimitPolicy policy = RateLimitPolicy.of("p", Algorithm.GCRA, 2, Duration.ofSeconds(10));
+		store.limiter(policy).decide("a");
+		store.limiter(policy).decide("b");
+		store.reset("a", policy);
+		assertThat(store.size()).isEqualTo(1);
+		store.limiter(policy).decide("c");
+		assertThat(store.size()).as("c tracked on its own").isEqualTo(2);
+	}
+
+	@Test
+	void sweepsAFullStoreAgainOnceASecondHasPassedSinceItsLastSweep() {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).maxKeys(1).build();
+		RateLimiter limiter = store.limiter(RateLimitPolicy.of("p", Algorithm.FIXED_WINDOW, 1, Duration.ofMillis(100)));
+		assertThat(limiter.tryAcquire("a")).isTrue();
+		this.clock.set(Duration.ofSeconds(1).toNanos());
+		// a second after the store began: a, idle, is swept, and b takes its room
+		assertThat(limiter.tryAcquire("b")).isTrue();
+		this.clock.set(Duration.ofMillis(1500).toNanos());
+		// half a second after that sweep: c and d share the overflow quota, although b is idle
+		assertThat(limiter.tryAcquire("c")).isTrue();
+		assertThat(limiter.tryAcquire("d")).isFalse();
+	}
+
+	@Test
+	void carriesOverFromTheLastEightChangesAndNoFurther() {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
+		List<RateLimitPolicy> policies = new ArrayList<>();
+		for (int i = 0; i <= RateLimitStore.MAX_CARRIED_CHANGES + 1; i++) {
+			policies.add(RateLimitPolicy.of("p", Algorithm.GCRA, 10 + i, Duration.ofSeconds(10)));
+		}
+		RateLimiter first = store.limiter(policies.get(0));
+		for (int i = 0; i < 5; i++) {
+			first.decide("checked-after-eight");
+			first.decide("checked-after-nine");
+		}
+		for (int i = 1; i <= RateLimitStore.MAX_CARRIED_CHANGES; i++) {
+			store.change(policies.get(i - 1), policies.get(i));
+		}
+		RateLimitPolicy eighth = policies.get(RateLimitStore.MAX_CARRIED_CHANGES);
+		// a change of the cost alone changes nothing, and takes no place among the eight
+		store.change(eighth, eighth.withCost(2));
+		assertThat(store.inspect("checked-after-eight", eighth).remaining()).as("carried over eight changes")
+			.isEqualTo(eighth.limit() - 5);
+		RateLimitPolicy ninth = policies.get(RateLimitStore.MAX_CARRIED_CHANGES + 1);
+		store.change(eighth, ninth);
+		assertThat(store.inspect("checked-after-nine", ninth).remaining()).as("not carried over nine")
+			.isEqualTo(ninth.limit());
 	}
 
 	@ParameterizedTest
@@ -249,6 +380,12 @@ class InMemoryRateLimitStoreTests {
 		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
 		RateLimiter limiter = store.limiter(policy);
 		assertThat(limiter.tryAcquire("busy")).isTrue();
+		// keys seen again only at the end, by a limiter and by a stack that only this policy can deny
+		assertThat(limiter.tryAcquire("back")).isTrue();
+		assertThat(limiter.decide("decided").allowed()).isTrue();
+		List<RateLimitPolicy> lenient = List.of(policy, RateLimitPolicy.of("lenient", Algorithm.FIXED_WINDOW, 1000,
+				Duration.ofSeconds(1)));
+		assertThat(store.decideAll("stacked", lenient)).allMatch(Decision::allowed);
 		this.clock.set((span - 1000) * 1000);
 		assertThat(limiter.tryAcquire("busy")).isTrue();
 		// two milliseconds on, past the span: the bucket is still all but empty
@@ -259,7 +396,7 @@ class InMemoryRateLimitStoreTests {
 		this.clock.advance(Duration.ofSeconds(1));
 		assertThat(limiter.tryAcquire("busy")).isTrue();
 		assertThat(limiter.tryAcquire("busy")).isFalse();
-		assertThat(store.size()).isEqualTo(1);
+		assertThat(store.size()).as("busy, back, decided and stacked under both policies").isEqualTo(5);
 		// a stacked decision rebases too
 		this.clock.advance(Duration.ofNanos(span * 1000));
 		List<RateLimitPolicy> stack = List.of(policy, RateLimitPolicy.of("q", Algorithm.SLIDING_LOG, 1,
@@ -269,8 +406,57 @@ class InMemoryRateLimitStoreTests {
 		// half a second before ticks counted from the store's start would overflow a long
 		this.clock.set((Long.MAX_VALUE / limit - 500_000) * 1000);
 		assertThat(limiter.tryAcquire("busy")).isTrue();
+		assertThat(limiter.tryAcquire("back")).isTrue();
+		assertThat(limiter.decide("decided").allowed()).isTrue();
+		assertThat(store.decideAll("stacked", lenient)).allMatch(Decision::allowed);
 		this.clock.advance(Duration.ofMillis(1));
 		assertThat(limiter.tryAcquire("busy")).isFalse();
+		assertThat(limiter.tryAcquire("back")).isFalse();
+		assertThat(limiter.decide("decided").allowed()).isFalse();
+		assertThat(store.decideAll("stacked", lenient).get(1).remaining()).as("the lenient policy's room")
+			.isPositive();
+		assertThat(store.decideAll("stacked", lenient)).noneMatch(Decision::allowed);
+	}
+
+	@Test
+	void anOverflowQuotaBusyPastTheSpanItsWordCountsKeepsItsState() {
+		long limit = 999_983;
+		RateLimitPolicy policy = new RateLimitPolicy("p", Algorithm.GCRA, limit, Duration.ofSeconds(1), limit, limit, 0);
+		long span = new Rules(policy).arrivalSpan;
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).maxKeys(1).build();
+		RateLimiter limiter = store.limiter(policy);
+		assertThat(limiter.tryAcquire("tracked")).isTrue();
+		assertThat(limiter.tryAcquire("untracked")).isTrue();
+		this.clock.set((span + 1000) * 1000);
+		// the tracked key stays busy, so that the untracked one finds no room and takes the overflow quota
+		assertThat(limiter.tryAcquire("tracked")).isTrue();
+		assertThat(limiter.tryAcquire("untracked")).isTrue();
+		assertThat(store.size()).isEqualTo(1);
+		this.clock.advance(Duration.ofMillis(1));
+		assertThat(limiter.tryAcquire("other-untracked")).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET", "LEAKY_BUCKET" })
+	void aKeyIdleForTwiceTheSpanItsWordCountsIsFullAgain(Algorithm algorithm) {
+		long limit = 999_983;
+		RateLimitPolicy policy = new RateLimitPolicy("p", algorithm, limit, Duration.ofSeconds(1), limit, limit, 0);
+		long span = new Rules(policy).arrivalSpan;
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
+		RateLimiter limiter = store.limiter(policy);
+		assertThat(limiter.tryAcquire("idle")).isTrue();
+		assertThat(limiter.decide("changed").allowed()).isTrue();
+		// untouched for three spans: in ticks since the key's creation, now no longer fits a long
+		this.clock.set(3 * span * 1000);
+		Decision full = limiter.decide("idle");
+		assertThat(full.allowed()).isTrue();
+		assertThat(full.retryAfterNanos()).isZero();
+		assertThat(limiter.tryAcquire("idle")).isFalse();
+		RateLimitPolicy raised = new RateLimitPolicy("p", algorithm, limit + 2, Duration.ofSeconds(1), limit + 2,
+				limit, 0);
+		store.change(policy, raised);
+		assertThat(store.inspect("changed", raised)).as("a key that carries nothing over")
+			.isEqualTo(store.inspect("new", raised));
 	}
 
 	@Test
@@ -293,6 +479,11 @@ class InMemoryRateLimitStoreTests {
 		assertThat(limiter.decide("busy").remaining()).isZero();
 		assertThat(limiter.tryAcquire("busy")).isFalse();
 		assertThat(store.size()).isEqualTo(1);
+		// four times as many windows on: the window's index no longer fits the word, a fresh base does
+		this.clock.set((lastWindow + 1 + (1L << 23)) * 1_000_000);
+		assertThat(limiter.tryAcquire("busy")).isTrue();
+		assertThat(limiter.tryAcquire("busy")).isTrue();
+		assertThat(limiter.tryAcquire("busy")).isFalse();
 	}
 
 }

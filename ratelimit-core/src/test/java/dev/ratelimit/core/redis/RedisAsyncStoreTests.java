@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -62,17 +61,14 @@ class RedisAsyncStoreTests {
 	@Test
 	void seesAContinuationThatWaitsOnTheThreadThatCompletesItsStage() {
 		// the measure the other tests rely on: a continuation that waits is caught, one that does not is not
+		CompletableFuture<Void> reply = new CompletableFuture<>();
+		AtomicReference<Thread> waiter = new AtomicReference<>();
+		replyOnceWaitedFor(reply, waiter);
 		CompletableFuture<Void> waits = new CompletableFuture<>();
 		waits.thenRun(() -> {
-			try {
-				new CompletableFuture<Void>().get(1, TimeUnit.MILLISECONDS);
-			}
-			catch (TimeoutException | ExecutionException ex) {
-				// what a blocking decision would do with a reply that is not there yet
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
+			// what a blocking decision would do with a reply that is not there yet
+			waiter.set(Thread.currentThread());
+			reply.join();
 		});
 		assertThat(completesWithoutWaiting(() -> waits.complete(null))).isFalse();
 		CompletableFuture<Void> computes = new CompletableFuture<>();
@@ -361,6 +357,26 @@ class RedisAsyncStoreTests {
 		}
 		assertThat(replier.isAlive()).as("the replying thread is still at work").isFalse();
 		return waited.get() == 0;
+	}
+
+	/**
+	 * Completes {@code reply} from a thread of its own once the thread in {@code waiter} waits for it, as a client's
+	 * I/O thread delivers a reply some time after it was asked for. The waiter always gets to wait, however late it
+	 * comes to it: a reply that never comes and a short timeout would let a waiter held up on its way, by loading
+	 * classes or by a busy machine, time out before it ever waited.
+	 */
+	private static void replyOnceWaitedFor(CompletableFuture<Void> reply, AtomicReference<Thread> waiter) {
+		long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		Thread replier = new Thread(() -> {
+			Thread waiting = waiter.get();
+			while ((waiting == null || waiting.getState() != Thread.State.WAITING) && System.nanoTime() < giveUp) {
+				Thread.onSpinWait();
+				waiting = waiter.get();
+			}
+			reply.complete(null);
+		}, "late-reply");
+		replier.setDaemon(true);
+		replier.start();
 	}
 
 	/** How many times the JVM has seen the thread park, sleep, wait, or queue for a monitor, so far. */
