@@ -36,15 +36,17 @@ public final class ClientAddresses {
 
 	/**
 	 * Returns the text of the client's address in a key: its {@link IpAddress#toString() one spelling}, an
-	 * IPv6 address as its network of {@code ipv6Prefix} bits ({@code 2001:db8:1:2::/64}) unless that is all 128;
-	 * a socket address that is no address literal as it is.
+	 * IPv6 address as its network of {@code ipv6Prefix} bits ({@code 2001:db8:1:2::/64}) unless that is all 128,
+	 * an address of a NAT64 translator as the IPv4 address it embeds ({@link IpAddress#host()}); a socket address
+	 * that is no address literal as it is.
 	 */
 	String keyText(LimitedRequest request, int ipv6Prefix) {
 		Resolved resolved = resolved(request);
-		IpAddress address = resolved.address();
-		if (address == null) {
+		IpAddress resolvedAddress = resolved.address();
+		if (resolvedAddress == null) {
 			return resolved.text();
 		}
+		IpAddress address = resolvedAddress.host();
 		if (!address.isIpv6() || ipv6Prefix >= 128) {
 			return address.toString();
 		}

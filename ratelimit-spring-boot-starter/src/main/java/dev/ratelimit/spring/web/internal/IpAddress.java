@@ -81,6 +81,36 @@ final class IpAddress {
 		return this.bytes.length == 16;
 	}
 
+	/**
+	 * Returns the host behind this address: the IPv4 address that a NAT64 translator embeds in an address of
+	 * the well-known prefix {@code 64:ff9b::/96} or of the local-use prefix {@code 64:ff9b:1::/48} (RFC 6052,
+	 * RFC 8215), else this address. Every IPv4 client of a translator shares its IPv6 networks, but not the IPv4
+	 * address it embeds.
+	 */
+	IpAddress host() {
+		if (!isIpv6() || this.bytes[0] != 0 || this.bytes[1] != 0x64 || this.bytes[2] != (byte) 0xff
+				|| this.bytes[3] != (byte) 0x9b) {
+			return this;
+		}
+		if (isZero(4, 12)) {
+			return new IpAddress(Arrays.copyOfRange(this.bytes, 12, 16));
+		}
+		// the /48 prefix holds bits 32 to 63 of the address around octet 8, which RFC 6052 reserves as zero
+		if (this.bytes[4] == 0 && this.bytes[5] == 1 && this.bytes[8] == 0) {
+			return new IpAddress(new byte[] { this.bytes[6], this.bytes[7], this.bytes[9], this.bytes[10] });
+		}
+		return this;
+	}
+
+	private boolean isZero(int from, int to) {
+		for (int i = from; i < to; i++) {
+			if (this.bytes[i] != 0) {
+				return false;
+			}
+		}
+		return true;
+	}
+
 	/** Returns the number of bits of the address: 32 or 128. */
 	int bits() {
 		return this.bytes.length * 8;

@@ -126,6 +126,17 @@ class ClientAddressesTests {
 			.isEqualTo(text);
 	}
 
+	@ParameterizedTest
+	@CsvSource({ "64:ff9b::192.0.2.33, 192.0.2.33", "64:ff9b::c000:221, 192.0.2.33",
+			"64:ff9b::c000:222, 192.0.2.34", "64:ff9b:1:c000:2:2100::, 192.0.2.33",
+			"64:ff9b:1:c000:2:2200:0:9, 192.0.2.34",
+			// outside both prefixes, or with the octet RFC 6052 reserves set: an IPv6 client like any other
+			"64:ff9b:0:1::c000:221, 64:ff9b:0:1::/64", "64:ff9b:1:c000:102:2100::, 64:ff9b:1:c000::/64",
+			"64:ff9b:2:c000:2:21::, 64:ff9b:2:c000::/64", "65:ff9b::c000:221, 65:ff9b::/64" })
+	void keysAClientBehindANat64TranslatorByTheIpv4AddressItEmbeds(String remoteAddress, String text) {
+		assertThat(new ClientAddresses(Networks.NONE).keyText(OriginRequest.from(remoteAddress), 64)).isEqualTo(text);
+	}
+
 	private static List<String> lines(String lines) {
 		return (lines != null) ? Arrays.asList(lines.split("\\|", -1)) : List.of();
 	}
