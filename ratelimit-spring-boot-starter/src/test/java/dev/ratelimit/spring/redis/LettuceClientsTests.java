@@ -8,6 +8,7 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslVerifyMode;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.resource.ClientResources;
 import org.junit.jupiter.api.Test;
 
@@ -51,6 +52,39 @@ class LettuceClientsTests {
 	}
 
 	@Test
+	void followsAClustersTopologyWhateverTheApplicationSet() {
+		ClusterClientOptions application = ClusterClientOptions.builder()
+			.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().build())
+			.build();
+		assertThat(application.getTopologyRefreshOptions().isPeriodicRefreshEnabled()).isFalse();
+		assertThat(LettuceClients.clientOptions(application)).isInstanceOfSatisfying(ClusterClientOptions.class,
+				(cluster) -> {
+					ClusterTopologyRefreshOptions refresh = cluster.getTopologyRefreshOptions();
+					assertThat(refresh.getAdaptiveRefreshTriggers())
+						.containsExactlyInAnyOrder(ClusterTopologyRefreshOptions.RefreshTrigger.values());
+					assertThat(refresh.getAdaptiveRefreshTimeout()).isEqualTo(LettuceClients.MIN_TOPOLOGY_REFRESH);
+					assertThat(refresh.isPeriodicRefreshEnabled()).isTrue();
+					assertThat(refresh.getRefreshPeriod()).isEqualTo(LettuceClients.TOPOLOGY_REFRESH_PERIOD);
+				});
+	}
+
+	@Test
+	void followsTheTopologyOfAClusterForWhichTheApplicationSetNoOptions() {
+		ClientResources resources = LettuceClients.resources();
+		try {
+			LettuceClientConfiguration own = LettuceClients.clientConfiguration(
+					LettuceClientConfiguration.builder().build(), resources, true);
+			assertThat(own.getClientOptions()).hasValueSatisfying((options) -> assertThat(options)
+				.isInstanceOfSatisfying(ClusterClientOptions.class,
+						(cluster) -> assertThat(cluster.getTopologyRefreshOptions().isPeriodicRefreshEnabled())
+							.isTrue()));
+		}
+		finally {
+			resources.shutdown();
+		}
+	}
+
+	@Test
 	void keepsTheApplicationsTlsNameReplicasAndTimeoutsOnResourcesOfItsOwn() {
 		LettuceClientConfiguration application = LettuceClientConfiguration.builder()
 			.useSsl()
@@ -64,7 +98,7 @@ class LettuceClientsTests {
 			.build();
 		ClientResources resources = LettuceClients.resources();
 		try {
-			LettuceClientConfiguration own = LettuceClients.clientConfiguration(application, resources);
+			LettuceClientConfiguration own = LettuceClients.clientConfiguration(application, resources, false);
 			assertThat(own.isUseSsl()).isTrue();
 			assertThat(own.getVerifyMode()).isEqualTo(SslVerifyMode.CA);
 			assertThat(own.isStartTls()).isTrue();
