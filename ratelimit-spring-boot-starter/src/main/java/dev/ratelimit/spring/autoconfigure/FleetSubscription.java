@@ -9,112 +9,166 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.listener.ChannelTopic;
-import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.data.redis.connection.Subscription;
 
 /**
  * The subscription of the Redis store to its {@link RedisRateLimitStore#fleetChannel() fleet's channel}, so that a
  * reset or a runtime change made on another instance applies here at once rather than at the next heartbeat: each
- * message goes to {@link RedisRateLimitStore#receive}. It is opened off the starting thread: a Redis that is down when
- * the application starts delays it, and never fails the start, since the heartbeat acts upon resets and changes within
- * about a second anyway, so a message lost while the subscription was down costs that second. Until a subscription
- * succeeds, one is tried every {@link #RETRY}; once open, Spring Data Redis keeps it open.
+ * message goes to {@link RedisRateLimitStore#receive}. It subscribes on a thread of its own, on a connection of the
+ * application's connection factory: a Redis that is down when the application starts delays it, and never fails the
+ * start, since the heartbeat acts upon resets and changes within about a second anyway, so a message lost while the
+ * subscription was down costs that second.
+ * <p>
+ * On Lettuce the subscription returns at once and the client keeps it, subscribing again after each reconnection. On
+ * Jedis it holds the thread until the connection breaks; the thread then subscribes again every {@link #RETRY} until
+ * Redis answers. Either way, a subscription that cannot be made is logged at most once a {@link #LOG_PERIOD}, without
+ * a stack trace: Redis failing is the store's to report, once a minute with one.
  */
 final class FleetSubscription implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(FleetSubscription.class);
 
-	static final Duration RETRY = Duration.ofSeconds(5);
+	static final Duration RETRY = Duration.ofSeconds(1);
+
+	static final Duration LOG_PERIOD = Duration.ofMinutes(1);
 
 	private final RedisConnectionFactory connectionFactory;
 
 	private final RedisRateLimitStore store;
 
+	private final MessageListener listener;
+
 	private volatile boolean running;
 
-	/** What the opener waits on between attempts, so that stopping wakes it without interrupting a call. */
-	private final Object pause = new Object();
+	/** What the subscriber waits on between attempts, and what guards the connection. */
+	private final Object lock = new Object();
 
-	private volatile @Nullable RedisMessageListenerContainer container;
+	/** The connection subscribed or subscribing, which stopping closes. */
+	private @Nullable RedisConnection connection;
+
+	/** When a failure was last logged, in {@link System#nanoTime()}; none yet while {@code logged} is false. */
+	private long lastLogged;
+
+	private boolean logged;
 
 	FleetSubscription(RedisConnectionFactory connectionFactory, RedisRateLimitStore store) {
 		this.connectionFactory = connectionFactory;
 		this.store = store;
+		this.listener = (message, pattern) -> store.receive(new String(message.getBody(), StandardCharsets.UTF_8));
 	}
 
 	@Override
 	public void start() {
 		this.running = true;
-		Thread opener = new Thread(this::open, "ratelimit-fleet-subscription");
-		opener.setDaemon(true);
-		opener.start();
+		Thread subscriber = new Thread(this::subscribe, "ratelimit-fleet-subscription");
+		subscriber.setDaemon(true);
+		subscriber.start();
 	}
 
-	private void open() {
-		boolean warned = false;
+	private void subscribe() {
+		byte[] channel = this.store.fleetChannel().getBytes(StandardCharsets.UTF_8);
 		while (this.running) {
-			RedisMessageListenerContainer container = new RedisMessageListenerContainer();
-			container.setConnectionFactory(this.connectionFactory);
-			container.addMessageListener(
-					(message, pattern) -> this.store.receive(new String(message.getBody(), StandardCharsets.UTF_8)),
-					new ChannelTopic(this.store.fleetChannel()));
+			RedisConnection connection = null;
 			try {
-				container.afterPropertiesSet();
-				container.start();
-				this.container = container;
-				if (!this.running) {
-					close(container);
+				connection = this.connectionFactory.getConnection();
+				synchronized (this.lock) {
+					if (!this.running) {
+						close(connection);
+						return;
+					}
+					this.connection = connection;
 				}
-				return;
-			}
-			catch (RuntimeException ex) {
-				close(container);
-				if (!this.running) {
-					// stopped while opening: the failure is the closing connection's
-					return;
-				}
-				if (!warned) {
-					warned = true;
-					logger.warn("Could not subscribe to the rate limiting fleet's channel (" + ex.getMessage()
-							+ "); trying again every " + RETRY.toSeconds() + " s, while each heartbeat applies resets "
-							+ "and changes made elsewhere within about a second");
-				}
-			}
-			try {
-				synchronized (this.pause) {
-					if (this.running) {
-						this.pause.wait(RETRY.toMillis());
+				connection.subscribe(this.listener, channel);
+				synchronized (this.lock) {
+					if (!this.running) {
+						// stopped while subscribing: what the subscription opened is closed here
+						close(connection);
+						return;
 					}
 				}
+				if (connection.isSubscribed()) {
+					// the client holds the subscription, and keeps it through reconnections
+					return;
+				}
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return;
+			catch (RuntimeException ex) {
+				failed(ex);
+			}
+			if (connection != null) {
+				release(connection);
+			}
+			synchronized (this.lock) {
+				try {
+					if (this.running) {
+						this.lock.wait(RETRY.toMillis());
+					}
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
 			}
 		}
+	}
+
+	/** A subscription that could not be made, or ended as its connection broke: logged once a period. */
+	private void failed(RuntimeException ex) {
+		if (!this.running) {
+			// stopped while subscribing: the failure is the closing connection's
+			return;
+		}
+		long now = System.nanoTime();
+		if (!this.logged || now - this.lastLogged >= LOG_PERIOD.toNanos()) {
+			this.logged = true;
+			this.lastLogged = now;
+			logger.warn("The rate limiting fleet's channel is not subscribed to (" + ex + "); trying again every "
+					+ RETRY.toSeconds() + " s, while each heartbeat applies resets and changes made elsewhere within "
+					+ "about a second");
+		}
+	}
+
+	private void release(RedisConnection connection) {
+		synchronized (this.lock) {
+			if (this.connection == connection) {
+				this.connection = null;
+			}
+		}
+		close(connection);
 	}
 
 	@Override
 	public void stop() {
-		this.running = false;
-		// never an interrupt: one that came while Spring Data Redis subscribes would fail it with a stack trace
-		synchronized (this.pause) {
-			this.pause.notifyAll();
+		RedisConnection connection;
+		synchronized (this.lock) {
+			this.running = false;
+			// never an interrupt: one that came while subscribing would fail it with a stack trace
+			this.lock.notifyAll();
+			connection = this.connection;
+			this.connection = null;
 		}
-		RedisMessageListenerContainer container = this.container;
-		if (container != null) {
-			close(container);
+		if (connection != null) {
+			close(connection);
 		}
 	}
 
-	private static void close(RedisMessageListenerContainer container) {
+	private static void close(RedisConnection connection) {
 		try {
-			container.stop();
-			container.destroy();
+			Subscription subscription = connection.getSubscription();
+			if (subscription != null && subscription.isAlive()) {
+				subscription.close();
+			}
 		}
-		catch (Exception ex) {
-			// closing what never opened
+		catch (RuntimeException ex) {
+			// a subscription whose connection broke
+		}
+		try {
+			connection.close();
+		}
+		catch (RuntimeException ex) {
+			// closing what broke
 		}
 	}
 
