@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -187,23 +188,40 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 
 	/**
 	 * Opens the connection and loads the scripts before the first request, which would otherwise pay for both
-	 * and could exceed the store's timeout. Waits a bounded time: should Redis not answer, requests take the
-	 * failure policy until it does.
+	 * and could exceed the store's timeout. Waits a bounded time: should Redis not answer within it, requests
+	 * take the failure policy until it does, and the warm-up goes on in the background; only a warm-up that
+	 * fails is a warning, as a slow one on a busy machine is no fault.
 	 */
 	private static void warmUp(RateLimitStore.WarmUp warmUp, Collection<EndpointLimits> active) {
+		long started = System.nanoTime();
+		CompletableFuture<Void> warmed = warmUp.warmUp(active.stream().map(EndpointLimits::policies).toList())
+			.toCompletableFuture();
 		try {
-			warmUp.warmUp(active.stream().map(EndpointLimits::policies).toList())
-				.toCompletableFuture()
-				.get(WARM_UP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+			warmed.get(WARM_UP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		catch (ExecutionException | TimeoutException ex) {
-			Throwable cause = (ex instanceof ExecutionException && ex.getCause() != null) ? ex.getCause() : ex;
-			logger.warn("Redis did not answer at startup (" + cause + "): until it does, rate limits follow the "
-					+ "store's failure policy");
+		catch (ExecutionException ex) {
+			warmUpFailed((ex.getCause() != null) ? ex.getCause() : ex);
 		}
+		catch (TimeoutException ex) {
+			warmed.whenComplete((none, failure) -> {
+				if (failure != null) {
+					warmUpFailed(failure);
+				}
+				else {
+					logger.info("Redis answered at startup after "
+							+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
+							+ " ms; until then, rate limits followed the store's failure policy");
+				}
+			});
+		}
+	}
+
+	private static void warmUpFailed(Throwable cause) {
+		logger.warn("Redis did not answer at startup (" + cause + "): until it does, rate limits follow the "
+				+ "store's failure policy");
 	}
 
 	/**
