@@ -251,6 +251,40 @@ class InMemoryRateLimitStoreTests {
 	}
 
 	@Test
+	void givesExactlyItsCapOfKeysAQuotaOfTheirOwnUnderAFloodOfNewKeysFromManyThreads() throws Exception {
+		int cap = 20_000;
+		int threads = 4;
+		int keysPerThread = 50_000;
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).maxKeys(cap).build();
+		RateLimiter limiter = store.limiter(RateLimitPolicy.of("flood", Algorithm.GCRA, 3, Duration.ofSeconds(10)));
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<Integer>> admitted = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				int thread = t;
+				admitted.add(pool.submit(() -> {
+					int allowed = 0;
+					for (int i = 0; i < keysPerThread; i++) {
+						allowed += limiter.tryAcquire("key-" + thread + "-" + i) ? 1 : 0;
+					}
+					return allowed;
+				}));
+			}
+			int allowed = 0;
+			for (Future<Integer> future : admitted) {
+				allowed += future.get(60, TimeUnit.SECONDS);
+			}
+			// no key is full again at this instant, so none can be forgotten: the cap's keys have a quota each,
+			// and the 180,000 others share one of 3
+			assertThat(allowed).isEqualTo(cap + 3);
+			assertThat(store.size()).isEqualTo(cap);
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	@Test
 	void capsEachPolicyOnItsOwnSoThatAFloodOnOneLeavesTheOthersExact() {
 		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).maxKeys(3).build();
 		RateLimiter flooded = store.limiter(RateLimitPolicy.of("flooded", Algorithm.GCRA, 2, Duration.ofSeconds(10)));
