@@ -2,6 +2,9 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import org.apache.commons.logging.Log;
@@ -17,7 +20,8 @@ import org.springframework.data.redis.connection.Subscription;
 /**
  * The subscription of the Redis store to its {@link RedisRateLimitStore#fleetChannel() fleet's channel}, so that a
  * reset or a runtime change made on another instance applies here at once rather than at the next heartbeat: each
- * message goes to {@link RedisRateLimitStore#receive}. It subscribes on a thread of its own, on a connection of the
+ * message goes to {@link RedisRateLimitStore#receive}, on a thread of its own, since acting upon a change reads it
+ * from Redis, which the client's I/O thread that delivered the message could not answer meanwhile. It subscribes on a thread of its own, on a connection of the
  * application's connection factory: a Redis that is down when the application starts delays it, and never fails the
  * start, since the heartbeat acts upon resets and changes within about a second anyway, so a message lost while the
  * subscription was down costs that second.
@@ -41,6 +45,16 @@ final class FleetSubscription implements SmartLifecycle {
 
 	private final MessageListener listener;
 
+	/**
+	 * Where messages are acted upon: never the client's I/O thread that delivers them, since a change is read from
+	 * Redis, on that very client.
+	 */
+	private final ExecutorService messages = Executors.newSingleThreadExecutor((task) -> {
+		Thread thread = new Thread(task, "ratelimit-fleet-messages");
+		thread.setDaemon(true);
+		return thread;
+	});
+
 	private volatile boolean running;
 
 	/** What the subscriber waits on between attempts, and what guards the connection. */
@@ -57,7 +71,15 @@ final class FleetSubscription implements SmartLifecycle {
 	FleetSubscription(RedisConnectionFactory connectionFactory, RedisRateLimitStore store) {
 		this.connectionFactory = connectionFactory;
 		this.store = store;
-		this.listener = (message, pattern) -> store.receive(new String(message.getBody(), StandardCharsets.UTF_8));
+		this.listener = (message, pattern) -> {
+			String text = new String(message.getBody(), StandardCharsets.UTF_8);
+			try {
+				this.messages.execute(() -> store.receive(text));
+			}
+			catch (RejectedExecutionException ex) {
+				// stopped: the heartbeat acts upon what is left
+			}
+		};
 	}
 
 	@Override
@@ -152,6 +174,7 @@ final class FleetSubscription implements SmartLifecycle {
 		if (connection != null) {
 			close(connection);
 		}
+		this.messages.shutdown();
 	}
 
 	private static void close(RedisConnection connection) {

@@ -2,6 +2,8 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -10,6 +12,7 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.testing.FailLoudly;
 import dev.ratelimit.core.testing.ManualScheduler;
@@ -64,6 +67,38 @@ class FleetMessagesIT {
 			subscription.stop();
 			resetting.close();
 			denying.close();
+			connections.destroy();
+		}
+	}
+
+	@Test
+	void readsAChangeAnnouncedElsewhereOffTheClientsThreadAsSoonAsItHearsOfIt(TestRedis redis) throws Exception {
+		String prefix = "fleet-changes:" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36) + ":";
+		URI uri = URI.create(redis.uri());
+		LettuceConnectionFactory connections = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+		connections.afterPropertiesSet();
+		connections.start();
+		RedisRateLimitStore changing = store(redis, prefix);
+		RedisRateLimitStore listening = store(redis, prefix);
+		List<String> read = new CopyOnWriteArrayList<>();
+		// as the starter's runtime changes do: read what changed, from Redis, when told
+		listening.sharedChanges().orElseThrow().onChange(() -> read.add(Thread.currentThread().getName() + " "
+				+ listening.sharedChanges().orElseThrow().read(List.of("api")).get("api")));
+		FleetSubscription subscription = new FleetSubscription(connections, listening);
+		subscription.start();
+		await().atMost(10, TimeUnit.SECONDS)
+			.until(() -> redis.commands().pubsubNumsub(listening.fleetChannel()).get(listening.fleetChannel()) == 1);
+		try {
+			RateLimitStore.SharedChange lowered = new RateLimitStore.SharedChange(1, Duration.ofSeconds(5), 1);
+			changing.sharedChanges().orElseThrow().share("api", lowered);
+			await().atMost(2, TimeUnit.SECONDS).until(() -> !read.isEmpty());
+			assertThat(read).containsExactly("ratelimit-fleet-messages " + lowered);
+		}
+		finally {
+			subscription.stop();
+			changing.close();
+			listening.close();
 			connections.destroy();
 		}
 	}
