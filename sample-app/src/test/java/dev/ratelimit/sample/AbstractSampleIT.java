@@ -618,6 +618,19 @@ abstract class AbstractSampleIT {
 			.expectBody(String.class)
 			.value((body) -> assertThat(body).contains("has no burst"));
 		admin(HttpMethod.POST, "/actuator/ratelimit/DemoController.gcra", Map.of()).expectStatus().isBadRequest();
+		// an operator's typo is refused, never read as if it were right
+		admin(HttpMethod.POST, "/actuator/ratelimit/DemoController.gcra", "{\"limit\":\"5\"}").expectStatus()
+			.isBadRequest()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("limit must be a JSON number"));
+		admin(HttpMethod.POST, "/actuator/ratelimit/DemoController.gcra", "{\"limit\":5,\"limit\":6}").expectStatus()
+			.isBadRequest()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("limit is given more than once"));
+		admin(HttpMethod.POST, "/actuator/ratelimit/DemoController.gcra", "{\"window\":10}").expectStatus()
+			.isBadRequest()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("window must be a JSON string"));
 		admin(HttpMethod.POST, "/actuator/ratelimit/no-such-policy", Map.of("limit", 2)).expectStatus()
 			.isNotFound()
 			.expectBody(String.class)
@@ -668,6 +681,15 @@ abstract class AbstractSampleIT {
 			.headers((headers) -> headers.setBasicAuth("admin", "admin-password"))
 			.contentType(MediaType.APPLICATION_JSON)
 			.body(body)
+			.exchange();
+	}
+
+	private RestTestClient.ResponseSpec admin(HttpMethod method, String path, String json) {
+		return this.client.method(method)
+			.uri(path)
+			.headers((headers) -> headers.setBasicAuth("admin", "admin-password"))
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(json)
 			.exchange();
 	}
 

@@ -82,11 +82,16 @@ public final class RateLimitEndpointWebExtension {
 	}
 
 	private static WebEndpointResponse<Object> problem(HttpStatus status, @Nullable String detail) {
+		return new WebEndpointResponse<>(problemBody(status, detail), status.value());
+	}
+
+	/** The RFC 9457 body of a problem: its title, status and detail. */
+	static Map<String, Object> problemBody(HttpStatus status, @Nullable String detail) {
 		Map<String, Object> problem = new LinkedHashMap<>();
 		problem.put("title", status.getReasonPhrase());
 		problem.put("status", status.value());
 		problem.put("detail", detail);
-		return new WebEndpointResponse<>(problem, status.value());
+		return problem;
 	}
 
 }
