@@ -9,8 +9,9 @@ the instance can tell Redis when it stops waiting for a call (the deadline of th
   ARGV[1]  this instance's id
   ARGV[2]  how long a member counts after its last heartbeat, in milliseconds
   ARGV[3]  "leave" to remove the instance instead, as it does when it shuts down
-Returns: the number of members, Redis TIME as seconds and microseconds, then the numbers of changes and of
-resets that control.lua counted, so that the instance applies what is new.
+Returns: the number of members, Redis TIME as seconds and microseconds, the numbers of changes and of resets
+that control.lua counted, so that the instance applies what is new, then when a change was first written to
+control.lua's hash (0 when none), so that an instance tells when the changes it knows are gone.
 ]]
 
 if redis.replicate_commands then
@@ -26,6 +27,6 @@ else
   redis.call('ZADD', KEYS[1], now_ms + ttl_ms, ARGV[1])
 end
 redis.call('PEXPIRE', KEYS[1], ttl_ms)
-local counts = redis.call('HMGET', KEYS[2], 'changes', 'resets')
+local counts = redis.call('HMGET', KEYS[2], 'changes', 'resets', 'since')
 return { redis.call('ZCARD', KEYS[1]), tonumber(time[1]), tonumber(time[2]), tonumber(counts[1]) or 0,
-  tonumber(counts[2]) or 0 }
+  tonumber(counts[2]) or 0, tonumber(counts[3]) or 0 }

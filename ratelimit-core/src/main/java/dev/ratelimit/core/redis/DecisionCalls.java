@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -33,10 +34,13 @@ final class DecisionCalls {
 
 	private final ScriptCaller caller;
 
+	private final LongSupplier now;
+
 	DecisionCalls(RedisKeys keys, @Nullable TimeSource timeSource, ScriptCaller caller) {
 		this.keys = keys;
 		this.timeSource = timeSource;
 		this.caller = caller;
+		this.now = clock(timeSource, caller.clock());
 	}
 
 	/** The script deciding under the given policies: the algorithm's own, or the stacked one. */
@@ -44,13 +48,17 @@ final class DecisionCalls {
 		return (limiters.size() == 1) ? limiters.get(0).script : RedisScripts.get().stacked();
 	}
 
-	/**
-	 * The instant of a call sent now, in nanoseconds: the time source's in whole microseconds, as the script
-	 * reads it, or else the local clock's, which Redis' {@code TIME}, read once the call arrives, can only pass.
-	 */
+	/** The instant of a call sent now, in nanoseconds, on the {@link #clock clock} of calls. */
 	long now() {
-		return (this.timeSource != null) ? Math.floorDiv(this.timeSource.nanoTime(), 1000) * 1000
-				: this.caller.clock().nanoTime();
+		return this.now.getAsLong();
+	}
+
+	/**
+	 * The clock of calls, in nanoseconds: the time source's in whole microseconds, as the script reads it, or
+	 * else the local clock's, which Redis' {@code TIME}, read once the call arrives, can only pass.
+	 */
+	static LongSupplier clock(@Nullable TimeSource timeSource, RedisClock clock) {
+		return (timeSource != null) ? () -> Math.floorDiv(timeSource.nanoTime(), 1000) * 1000 : clock::nanoTime;
 	}
 
 	/**
@@ -100,6 +108,22 @@ final class DecisionCalls {
 					+ REPLY * limiters.size() + " integers from the rate limiting script, got " + reply, ex),
 					this.caller.clock().nanoTime());
 		}
+	}
+
+	/**
+	 * Takes {@code permits} that the failure policy admitted without Redis from the client whose key is written
+	 * {@code client}, already escaped, under {@code limiter}'s policy, or what is left if fewer: Redis then counts
+	 * them as if it had admitted them. One call, and one more when fewer are left.
+	 * @param sent the instant of the call, from {@link #now()}
+	 */
+	CompletableFuture<Void> charge(String client, RedisLimiter limiter, long permits, long sent, boolean wait) {
+		List<String> clients = List.of(client);
+		return decide(clients, List.of(limiter.withCost(permits)), sent, false, wait).thenCompose((taken) -> {
+			Decision decision = taken.get(0);
+			return (decision.allowed() || decision.remaining() == 0) ? DONE
+					: decide(clients, List.of(limiter.withCost(decision.remaining())), sent, false, wait)
+						.thenApply((rest) -> null);
+		});
 	}
 
 	/**

@@ -1,10 +1,13 @@
 package dev.ratelimit.core.redis;
 
 import java.lang.System.Logger.Level;
+import java.util.Collection;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.TimeSource;
@@ -156,6 +159,31 @@ final class FailureLog {
 		this.anyListenerLine = true;
 		this.lastListenerLine = now;
 		log(Level.WARNING, "The Redis failure listener threw an exception: " + ex, ex, now);
+	}
+
+	/**
+	 * The fleet's shared runtime changes were gone from Redis, and this instance wrote back those it knew,
+	 * {@code restored} of them, found newer changes in their place ({@code -1}), or could not.
+	 */
+	void changesRestored(Collection<String> policies, long restored, @Nullable Throwable failure) {
+		String known = String.join(", ", policies);
+		write(() -> {
+			if (failure == null && restored < 0) {
+				this.logger.log(Level.WARNING, "The runtime changes the fleet shares were gone from Redis, and "
+						+ "newer changes took their place before this instance could write back the "
+						+ policies.size() + " it knew, of " + known + "; it follows the newer ones");
+			}
+			else if (failure == null) {
+				this.logger.log(Level.WARNING, "The runtime changes the fleet shares were gone from Redis (an empty "
+						+ "restart, a flush, an eviction or a failover); this instance wrote back " + restored
+						+ " of the " + policies.size() + " it knows, of " + known);
+			}
+			else {
+				this.logger.log(Level.WARNING, "The runtime changes the fleet shares are gone from Redis, and this "
+						+ "instance could not write back the " + policies.size() + " it knows, of " + known
+						+ "; it keeps applying them and tries again at its next heartbeat: " + failure);
+			}
+		});
 	}
 
 	/** Writes the line, with the stack trace when none was written within the last minute. */

@@ -6,16 +6,24 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.TimeSource;
+import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 
 /**
- * Decides as the {@link FailurePolicy} says when Redis does not. Under {@link FailurePolicy#LOCAL} each
- * instance enforces its share of every limit, {@code ceil(limit / instances)} (and likewise of a burst), so
- * that a fleet of {@code n} admits at most {@code limit + n - 1} per window while Redis is away.
+ * Decides as the {@link FailurePolicy} says when Redis does not. Under {@link FailurePolicy#LOCAL} each of the
+ * {@code n} instances of a fleet decides from what Redis last told it of the key, the {@link KnownStates known
+ * state}: of the {@code r} permits Redis said were left, it admits at most {@code ceil(r / n)}, less the calls
+ * Redis may have run unbeknown to it, and never more than its share of the limit, {@code ceil(limit / n)}
+ * (likewise of a burst), per window. A key Redis told it nothing of that still holds takes one request per window
+ * on each instance, the most that keeps the bound whatever Redis admitted through the others. What it admits is
+ * owed to Redis, and told once Redis answers again.
  */
 final class Fallback {
 
@@ -27,16 +35,31 @@ final class Fallback {
 
 	private final IntSupplier instances;
 
+	private final KnownStates known;
+
 	/** At most this many policies, costs apart, keep their share, so that costs computed per request cannot grow it. */
 	private static final int MAX_SHARES = 1024;
 
 	/** Each policy's share for the fleet size it was last computed for. */
 	private final ConcurrentHashMap<RateLimitPolicy, Share> shares = new ConcurrentHashMap<>();
 
-	Fallback(FailurePolicy policy, RateLimitStore local, IntSupplier instances) {
+	Fallback(FailurePolicy policy, RateLimitStore local, IntSupplier instances, KnownStates known) {
 		this.policy = policy;
 		this.local = local;
 		this.instances = instances;
+		this.known = known;
+	}
+
+	/** The store that decides under {@link FailurePolicy#LOCAL}: the one given, or one in memory on the clock. */
+	static RateLimitStore local(@Nullable RateLimitStore given, @Nullable TimeSource timeSource) {
+		if (given != null) {
+			return given;
+		}
+		InMemoryRateLimitStore.Builder memory = InMemoryRateLimitStore.builder();
+		if (timeSource != null) {
+			memory.timeSource(timeSource);
+		}
+		return memory.build();
 	}
 
 	FailurePolicy policy() {
@@ -54,26 +77,84 @@ final class Fallback {
 				long retry = Math.min(policy.window().toNanos(), MAX_DENY_RETRY_NANOS);
 				return new Decision(false, policy.limit(), 0, retry, policy.window().toNanos(), 0);
 			}).toList();
-			case LOCAL -> decideLocally(limits).stream().map(Fallback::untaken).toList();
+			case LOCAL -> decideLocally(limits);
 		};
 	}
 
+	/**
+	 * Decides the limits on the local store: a key Redis told of on this instance's share, once its part of what
+	 * Redis said was left is taken, a key it did not on its one request per window. What is admitted is owed to
+	 * Redis, to be told once it answers again.
+	 */
 	private List<Decision> decideLocally(List<KeyedPolicy> limits) {
 		int instances = this.instances.getAsInt();
-		if (limits.size() == 1) {
-			return List.of(this.local.limiter(share(limits.get(0).policy(), instances)).decide(limits.get(0).key()));
+		long now = this.known.now();
+		int size = limits.size();
+		List<KeyedPolicy> local = new ArrayList<>(size);
+		KnownStates.Known[] known = new KnownStates.Known[size];
+		boolean[] holding = new boolean[size];
+		for (int i = 0; i < size; i++) {
+			KeyedPolicy limit = limits.get(i);
+			known[i] = this.known.tracked(limit.key(), limit.policy());
+			holding[i] = known[i].holds(now);
+			RateLimitPolicy policy = holding[i] ? share(limit.policy(), instances) : unseen(limit.policy());
+			local.add(new KeyedPolicy(limit.key(), policy));
 		}
-		List<KeyedPolicy> shares = new ArrayList<>(limits.size());
-		for (KeyedPolicy limit : limits) {
-			shares.add(new KeyedPolicy(limit.key(), share(limit.policy(), instances)));
+		for (int i = 0; i < size; i++) {
+			if (holding[i] && !known[i].take(local.get(i).policy().cost(), instances)) {
+				giveBack(known, holding, local, i);
+				return spent(limits, known, i, instances, now);
+			}
 		}
-		return this.local.decideAll(shares);
+		List<Decision> decisions = (size == 1)
+				? List.of(this.local.limiter(local.get(0).policy()).decide(local.get(0).key()))
+				: this.local.decideAll(local);
+		boolean allowed = decisions.stream().allMatch(Decision::allowed);
+		if (!allowed) {
+			giveBack(known, holding, local, size);
+		}
+		List<Decision> answered = new ArrayList<>(size);
+		for (int i = 0; i < size; i++) {
+			Decision decision = decisions.get(i);
+			if (allowed) {
+				known[i].admitted(local.get(i).policy().cost(), now);
+			}
+			long remaining = holding[i] ? Math.min(decision.remaining(), known[i].left(instances))
+					: decision.remaining();
+			// not taken: a give-back to Redis must not find it so
+			answered.add(new Decision(decision.allowed(), decision.limit(), remaining, decision.retryAfterNanos(),
+					decision.resetAfterNanos(), decision.delayNanos()));
+		}
+		if (allowed) {
+			this.known.owe();
+		}
+		return answered;
 	}
 
-	/** The local store's decision, which a give-back to Redis must not find taken. */
-	private static Decision untaken(Decision decision) {
-		return new Decision(decision.allowed(), decision.limit(), decision.remaining(), decision.retryAfterNanos(),
-				decision.resetAfterNanos(), decision.delayNanos());
+	private static void giveBack(KnownStates.Known[] known, boolean[] holding, List<KeyedPolicy> local, int before) {
+		for (int j = 0; j < before; j++) {
+			if (holding[j]) {
+				known[j].giveBack(local.get(j).policy().cost());
+			}
+		}
+	}
+
+	/**
+	 * The decisions of a request that this instance's part of what Redis said was left cannot take, for the
+	 * limit at {@code spent}: denied until Redis said the key would be full again, the other limits without a
+	 * wait of their own.
+	 */
+	private static List<Decision> spent(List<KeyedPolicy> limits, KnownStates.Known[] known, int spent,
+			int instances, long now) {
+		List<Decision> decisions = new ArrayList<>(limits.size());
+		for (int i = 0; i < limits.size(); i++) {
+			RateLimitPolicy policy = limits.get(i).policy();
+			long remaining = known[i].holds(now) ? known[i].left(instances) : 0;
+			long resetAfter = known[i].holds(now) ? Math.max(0, known[i].until() - now) : 0;
+			decisions.add(new Decision(false, policy.limit(), remaining, (i == spent) ? resetAfter : 0, resetAfter,
+					0));
+		}
+		return decisions;
 	}
 
 	private RateLimitPolicy share(RateLimitPolicy policy, int instances) {
@@ -113,7 +194,22 @@ final class Fallback {
 		}
 	}
 
-	private static long ceilDiv(long a, long b) {
+	/**
+	 * The policy of a key this instance knows nothing of from Redis: one request per window, of any cost, the
+	 * most that every instance can admit while the others may have admitted the whole limit through Redis.
+	 */
+	static RateLimitPolicy unseen(RateLimitPolicy policy) {
+		try {
+			return new RateLimitPolicy(policy.name(), policy.algorithm(), 1, policy.window(), 1, 1,
+					Math.min(policy.delayAfter(), 1));
+		}
+		catch (IllegalArgumentException ex) {
+			// a policy of one request that cannot be written: enforce the whole limit rather than none
+			return policy;
+		}
+	}
+
+	static long ceilDiv(long a, long b) {
 		return -Math.floorDiv(-a, b);
 	}
 

@@ -14,8 +14,8 @@ import dev.ratelimit.core.KeyedPolicy;
  * Decides one request whose limits are all on one key, in one chain of steps for a caller that waits for Redis
  * and for one that must not: a denial that Redis gave the same request still in force, else the failure policy
  * during an outage, else the key's permits carried over from the policies it changed from and one script call,
- * whose reply ends an outage and whose denial is kept, or whose failure the failure policy decides. It also
- * tells the state of a key without taking anything.
+ * whose reply is known for the failure policy and whose denial is kept, or whose failure the failure policy
+ * decides. It also tells the state of a key without taking anything.
  */
 final class KeyDecisions {
 
@@ -27,11 +27,15 @@ final class KeyDecisions {
 
 	private final @Nullable LocalDenials denials;
 
-	KeyDecisions(DecisionCalls calls, StoreFailures failures, RedisFleet fleet, @Nullable LocalDenials denials) {
+	private final KnownStates known;
+
+	KeyDecisions(DecisionCalls calls, StoreFailures failures, RedisFleet fleet, @Nullable LocalDenials denials,
+			KnownStates known) {
 		this.calls = calls;
 		this.failures = failures;
 		this.fleet = fleet;
 		this.denials = denials;
+		this.known = known;
 	}
 
 	/** Decides one request of {@code key} under the given policies, waiting for Redis. */
@@ -55,12 +59,17 @@ final class KeyDecisions {
 		List<KeyedPolicy> limits = keyed(key, limiters);
 		return this.failures.decide(limits, (done) -> {
 			List<String> clients = Collections.nCopies(limiters.size(), RedisKeys.escape(key));
+			List<KnownStates.Known> known = this.known.sending(key, limiters);
 			return this.calls.carryOver(clients, limiters, sent, wait)
+				.thenCompose((none) -> tellOwed(clients, limiters, known, sent, wait))
 				.thenCompose((none) -> this.calls.decide(clients, limiters, sent, false, wait))
 				.handle((decisions, ex) -> {
 					try {
-						return (ex == null) ? replied(key, limiters, decisions, sent, epoch)
-								: this.failures.failed(limits, ScriptCaller.failure(ex));
+						if (ex == null) {
+							return replied(key, limiters, decisions, sent, epoch, known);
+						}
+						KnownStates.failed(known, sent, ex);
+						return this.failures.failed(limits, ScriptCaller.failure(ex));
 					}
 					finally {
 						done.run();
@@ -69,10 +78,30 @@ final class KeyDecisions {
 		});
 	}
 
-	/** Redis decided a request of one key: an outage ends, and a denial is kept. */
+	/**
+	 * Tells Redis, before it decides, what the failure policy admitted of the key on this instance without it, so
+	 * that this decision and every later one counts them.
+	 */
+	private CompletableFuture<?> tellOwed(List<String> clients, List<RedisLimiter> limiters,
+			List<KnownStates.Known> known, long sent, boolean wait) {
+		CompletableFuture<?> told = DecisionCalls.DONE;
+		for (int i = 0; i < limiters.size(); i++) {
+			KnownStates.Known state = known.get(i);
+			long owed = state.claim(sent);
+			if (owed > 0) {
+				RedisLimiter limiter = limiters.get(i);
+				String client = clients.get(i);
+				told = told.thenCompose((none) -> this.calls.charge(client, limiter, owed, sent, wait))
+					.whenComplete((none, ex) -> this.known.settled(state, owed, ex == null));
+			}
+		}
+		return told;
+	}
+
+	/** Redis decided a request of one key: a denial is kept, and the key's state is known for the failure policy. */
 	private List<Decision> replied(String key, List<RedisLimiter> limiters, List<Decision> decisions, long sent,
-			long epoch) {
-		this.failures.answered();
+			long epoch, List<KnownStates.Known> known) {
+		this.known.answered(known, decisions, sent);
 		if (this.denials != null) {
 			this.denials.keep(key, limiters, decisions, sent, epoch, this.calls.now());
 		}
@@ -100,6 +129,23 @@ final class KeyDecisions {
 			throw new IllegalStateException("Redis did not tell the state of key '" + key + "' under policy '"
 					+ limiter.policy().name() + "': " + failure.getCause(), failure.getCause());
 		}
+	}
+
+	/**
+	 * Deletes the key's states under {@code limiter}'s policy and those it changed from in Redis, forgets the
+	 * denials this instance keeps for it, and announces the reset to the fleet.
+	 * @throws IllegalStateException if Redis did not delete them
+	 */
+	void reset(String key, RedisLimiter limiter) {
+		try {
+			this.calls.reset(RedisKeys.escape(key), limiter);
+		}
+		catch (ScriptCaller.CallFailure failure) {
+			throw new IllegalStateException("Redis did not reset key '" + key + "' under policy '"
+					+ limiter.policy().name() + "': " + failure.getCause(), failure.getCause());
+		}
+		forget(key);
+		this.fleet.announceReset(key);
 	}
 
 	/** Forgets the denials this instance keeps for {@code key}, so that its next request is decided by Redis. */

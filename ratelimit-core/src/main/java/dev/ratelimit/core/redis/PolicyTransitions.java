@@ -1,6 +1,7 @@
 package dev.ratelimit.core.redis;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -107,6 +108,18 @@ final class PolicyTransitions {
 
 	/** The policy a changed policy is now, at one permit, and the ones it changed from, newest first. */
 	private record Transition(RateLimitPolicy policy, List<RedisLimiter.Predecessor> predecessors) {
+	}
+
+	/** The limiters of each stack of policies, checked as a stack, on the warm-up's client key. */
+	List<List<RedisLimiter>> warmUpLimiters(Collection<List<RateLimitPolicy>> stacks) {
+		List<List<RedisLimiter>> limiters = new ArrayList<>(stacks.size());
+		for (List<RateLimitPolicy> stack : stacks) {
+			List<KeyedPolicy> limits = new ArrayList<>(stack.size());
+			stack.forEach((policy) -> limits.add(new KeyedPolicy(RedisKeys.WARM_UP_CLIENT, policy)));
+			RateLimitStore.checkStack(limits);
+			limiters.add(limiters(limits));
+		}
+		return limiters;
 	}
 
 }

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -81,10 +82,19 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 
 	private volatile long resets = -1;
 
+	/** When the shared changes in Redis were first written, 0 when there are none, -1 before the first heartbeat. */
+	private volatile long since = -1;
+
 	/** The fleet's counts of changes and resets that this instance has acted upon. */
 	private long changesSeen = -1;
 
 	private long resetsSeen = -1;
+
+	/** When the shared changes this instance knows were first written in Redis, 0 if it knows of none. */
+	private volatile long sinceKnown;
+
+	/** The shared changes this instance knows, by policy, which it writes back should Redis lose them. */
+	private final Map<String, RateLimitStore.SharedChange> known = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates the fleet of a store, whose heartbeat runs on {@code scheduler}, which {@link #close()} shuts down
@@ -168,7 +178,6 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 			catch (IllegalStateException ex) {
 				throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, ex, this.caller.clock().nanoTime());
 			}
-			this.failures.answered();
 			follow();
 		}
 		catch (ScriptCaller.CallFailure failure) {
@@ -180,18 +189,20 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 	}
 
 	private void accept(List<Long> reply, long received) {
-		if (reply.size() != 5) {
-			throw new IllegalStateException("Expected 5 integers from the fleet script, got " + reply);
+		if (reply.size() != 6) {
+			throw new IllegalStateException("Expected 6 integers from the fleet script, got " + reply);
 		}
 		this.size = (int) Math.max(1, Math.min(Integer.MAX_VALUE, reply.get(0)));
 		this.caller.clock().observe(reply.get(1) * 1_000_000 + reply.get(2), received);
 		this.changes = reply.get(3);
 		this.resets = reply.get(4);
+		this.since = reply.get(5);
 	}
 
 	/**
 	 * Acts upon what the last heartbeat counted: forgets every local denial once a client was reset anywhere,
-	 * and tells the listener once the shared changes have changed.
+	 * writes back the shared changes this instance knows if Redis lost them, and then tells the listener once
+	 * the shared changes have changed, never while they are lost.
 	 */
 	private synchronized void follow() {
 		long resets = this.resets;
@@ -202,9 +213,63 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 			}
 		}
 		long changes = this.changes;
-		if (changes != this.changesSeen && changes >= 0) {
+		if (kept() && changes != this.changesSeen && changes >= 0) {
 			this.changesSeen = changes;
 			changed();
+		}
+	}
+
+	/**
+	 * Whether the shared changes in Redis are those this instance knows, or follow from them: if the ones it
+	 * knew are gone (an empty restart, a flush, an eviction, a failover to a replica that missed them), it writes
+	 * back those it knows first, or adds those missing when another instance wrote them back first.
+	 */
+	private boolean kept() {
+		long since = this.since;
+		if (!gone(since)) {
+			return true;
+		}
+		try {
+			restore(this.sinceKnown);
+			return true;
+		}
+		catch (ScriptCaller.CallFailure failure) {
+			this.failures.changesRestored(new TreeMap<>(this.known).keySet(), 0, failure.getCause());
+			return false;
+		}
+	}
+
+	/**
+	 * Whether the shared changes this instance knows are gone from Redis, where those first written at
+	 * {@code since} are (0 for none, -1 when not known yet); if not, they are the ones it knows from now on.
+	 */
+	private boolean gone(long since) {
+		long known = this.sinceKnown;
+		if (since < 0 || known == 0 || since == known || this.known.isEmpty()) {
+			if (since >= 0 && (since > 0 || this.known.isEmpty())) {
+				this.sinceKnown = since;
+			}
+			return false;
+		}
+		return true;
+	}
+
+	/**
+	 * Writes back the changes this instance knows, once the shared changes first written at {@code lost} are gone
+	 * from Redis, unless newer ones replaced them.
+	 */
+	private synchronized void restore(long lost) throws ScriptCaller.CallFailure {
+		Map<String, RateLimitStore.SharedChange> known = new TreeMap<>(this.known);
+		List<String> args = new ArrayList<>(3 + 4 * known.size());
+		args.addAll(List.of("restore", this.keys.channel(), Long.toString(lost)));
+		known.forEach((policy, change) -> args.addAll(List.of(policy, Long.toString(change.limit()),
+				Long.toString(TimeUnit.NANOSECONDS.toMicros(change.window().toNanos())),
+				Long.toString(change.burst()))));
+		List<Long> reply = control(args, 1);
+		this.sinceKnown = reply.get(2);
+		this.since = reply.get(2);
+		if (reply.get(3) != 0) {
+			this.failures.changesRestored(known.keySet(), reply.get(3), null);
 		}
 	}
 
@@ -244,16 +309,45 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 	public void share(String policy, RateLimitStore.@Nullable SharedChange change) {
 		Objects.requireNonNull(policy, "policy must not be null");
 		try {
-			control((change != null)
-					? List.of("share", this.keys.channel(), policy, Long.toString(change.limit()),
-							Long.toString(TimeUnit.NANOSECONDS.toMicros(change.window().toNanos())),
-							Long.toString(change.burst()))
-					: List.of("unshare", this.keys.channel(), policy));
+			try {
+				change(policy, change);
+			}
+			catch (ScriptCaller.CallFailure failure) {
+				if (!lost(failure)) {
+					throw failure;
+				}
+				restore(this.sinceKnown);
+				change(policy, change);
+			}
 		}
 		catch (ScriptCaller.CallFailure failure) {
 			throw new IllegalStateException("Redis did not store the change of policy '" + policy + "': "
 					+ failure.getCause(), failure.getCause());
 		}
+	}
+
+	private void change(String policy, RateLimitStore.@Nullable SharedChange change) throws ScriptCaller.CallFailure {
+		String since = Long.toString(this.sinceKnown);
+		List<Long> reply = control((change != null)
+				? List.of("share", this.keys.channel(), since, policy, Long.toString(change.limit()),
+						Long.toString(TimeUnit.NANOSECONDS.toMicros(change.window().toNanos())),
+						Long.toString(change.burst()))
+				: List.of("unshare", this.keys.channel(), since, policy), 0);
+		if (gone(reply.get(2))) {
+			restore(this.sinceKnown);
+		}
+		if (change != null) {
+			this.known.put(policy, change);
+		}
+		else {
+			this.known.remove(policy);
+		}
+	}
+
+	/** Whether the control script refused a change because the shared changes this instance knew are gone. */
+	private static boolean lost(ScriptCaller.CallFailure failure) {
+		String message = failure.getCause().getMessage();
+		return failure.kind == ScriptCaller.Kind.ERROR && message != null && message.contains("LOST");
 	}
 
 	/**
@@ -269,22 +363,28 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 		args.addAll(names);
 		List<Long> reply;
 		try {
-			reply = control(args);
+			reply = control(args, 4 * names.size());
+			if (gone(reply.get(2))) {
+				restore(this.sinceKnown);
+				reply = control(args, 4 * names.size());
+			}
 		}
 		catch (ScriptCaller.CallFailure failure) {
 			throw new IllegalStateException("Redis did not tell the shared changes of the policies: "
 					+ failure.getCause(), failure.getCause());
 		}
-		if (reply.size() != 2 + 4 * names.size()) {
-			throw new IllegalStateException("Expected " + (2 + 4 * names.size())
-					+ " integers from the control script, got " + reply);
-		}
 		Map<String, RateLimitStore.SharedChange> changes = new TreeMap<>();
 		for (int i = 0; i < names.size(); i++) {
-			int at = 2 + 4 * i;
+			int at = 3 + 4 * i;
+			String name = names.get(i);
 			if (reply.get(at) == 1) {
-				changes.put(names.get(i), new RateLimitStore.SharedChange(reply.get(at + 1),
-						Duration.of(reply.get(at + 2), ChronoUnit.MICROS), reply.get(at + 3)));
+				RateLimitStore.SharedChange change = new RateLimitStore.SharedChange(reply.get(at + 1),
+						Duration.of(reply.get(at + 2), ChronoUnit.MICROS), reply.get(at + 3));
+				changes.put(name, change);
+				this.known.put(name, change);
+			}
+			else {
+				this.known.remove(name);
 			}
 		}
 		return changes;
@@ -305,15 +405,26 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 	/** Counts a reset of {@code key} for the other instances and announces it on the channel. */
 	void announceReset(String key) {
 		try {
-			control(List.of("reset", this.keys.channel(), key));
+			control(List.of("reset", this.keys.channel(), key), 0);
 		}
 		catch (ScriptCaller.CallFailure failure) {
 			this.failures.resetNotShared(failure.getCause());
 		}
 	}
 
-	private List<Long> control(List<String> args) throws ScriptCaller.CallFailure {
-		return this.caller.call(RedisScripts.get().control(), List.of(this.keys.control()), (deadline) -> args);
+	/**
+	 * Calls the control script, whose reply holds the counts of changes and resets, when the shared changes were
+	 * first written, and {@code more} integers.
+	 */
+	private List<Long> control(List<String> args, int more) throws ScriptCaller.CallFailure {
+		List<Long> reply = this.caller.call(RedisScripts.get().control(), List.of(this.keys.control()),
+				(deadline) -> args);
+		if (reply.size() != 3 + more) {
+			throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, new IllegalStateException(
+					"Expected " + (3 + more) + " integers from the control script, got " + reply),
+					this.caller.clock().nanoTime());
+		}
+		return reply;
 	}
 
 	/**
@@ -340,7 +451,7 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 			this.scheduler.shutdown();
 			try {
 				// a heartbeat under way, or log lines still to write
-				this.scheduler.awaitTermination(this.caller.timeoutNanos() + CLOSE_GRACE_NANOS, TimeUnit.NANOSECONDS);
+				this.scheduler.awaitTermination(this.caller.maxWaitNanos() + CLOSE_GRACE_NANOS, TimeUnit.NANOSECONDS);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();

@@ -60,6 +60,12 @@ final class RedisLimiter implements RateLimiter {
 		return this.policy;
 	}
 
+	/** This limiter at another cost, on the same states, at most the policy's capacity. */
+	RedisLimiter withCost(long cost) {
+		return new RedisLimiter(this.decisions, this.policy.withCost(Math.min(cost, this.policy.capacity())),
+				this.stateName, this.predecessors);
+	}
+
 	@Override
 	public Decision decide(String key) {
 		return this.decisions.decide(key, List.of(this)).get(0);

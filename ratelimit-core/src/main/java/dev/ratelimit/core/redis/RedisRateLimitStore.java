@@ -40,10 +40,11 @@ import dev.ratelimit.core.memory.InMemoryRateLimitStore;
  * Builder#timeSource(TimeSource) time source} is set. Times in decisions are whole nanoseconds, as the in-memory store
  * reports them.
  * <p>
- * When a call fails, Redis cannot be reached, or it does not answer within the {@link Builder#timeout(Duration)
- * timeout}, the {@link FailurePolicy} decides that request instead. The store switches every decision to the failure
- * policy only on evidence of an outage: Redis unreachable, or {@value OutageDetector#FAILURES_TO_SWITCH} calls in a
- * row failed, sent over at least one timeout; one late reply only costs its own request. While Redis is failing, one
+ * When a call fails, Redis cannot be reached, or it does not answer within the {@link Builder#maxWait(Duration)
+ * maximum wait}, the {@link FailurePolicy} decides that request instead; a reply later than the {@link
+ * Builder#timeout(Duration) timeout} but within the wait still decides it. The store switches every decision to the
+ * failure policy only on evidence of an outage: Redis unreachable, or {@value OutageDetector#FAILURES_TO_SWITCH} calls
+ * in a row failed or unanswered within the timeout, sent over at least one timeout. While Redis is failing, one
  * decision at a time still goes to Redis to find out whether it is back, and the first answer ends the outage. A call
  * the store gave up on never changes anything in Redis afterwards: it carries the Redis time at which the store stops
  * waiting, and a script that Redis runs later takes nothing.
@@ -63,7 +64,7 @@ import dev.ratelimit.core.memory.InMemoryRateLimitStore;
  * {@link #decideAllAsync} and {@link #giveBackAsync} make the same decisions with the same calls, through the same
  * steps, for a caller that must not wait, such as an event loop: the calling thread sends the first call and returns,
  * each reply goes on from the thread that delivered it, and a timer, not a waiting thread, gives up on Redis after the
- * timeout.
+ * maximum wait.
  */
 public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
@@ -82,30 +83,36 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	private final PolicyTransitions transitions;
 
 	private RedisRateLimitStore(Builder builder) {
-		ScriptCaller caller = new ScriptCaller(builder.executor, builder.timeout, new RedisClock(builder.ticker),
-				builder.timer);
-		this.calls = new DecisionCalls(builder.keys, builder.timeSource, caller);
 		boolean ownScheduler = builder.scheduler == null;
 		ScheduledExecutorService scheduler = ownScheduler ? RedisFleet.ownScheduler() : builder.scheduler;
-		RateLimitStore local = builder.fallback;
-		if (local == null) {
-			InMemoryRateLimitStore.Builder memory = InMemoryRateLimitStore.builder();
-			if (builder.timeSource != null) {
-				memory.timeSource(builder.timeSource);
-			}
-			local = memory.build();
-		}
 		LocalDenials denials = builder.localDenials ? new LocalDenials() : null;
+		RedisClock clock = new RedisClock(builder.ticker);
+		KnownStates known = new KnownStates(DecisionCalls.clock(builder.timeSource, clock));
 		this.failures = new StoreFailures(new OutageDetector(builder.timeout.toNanos(), builder.ticker),
-				new Fallback(builder.failurePolicy, local, this::fleetSize),
+				new Fallback(builder.failurePolicy, Fallback.local(builder.fallback, builder.timeSource),
+						this::fleetSize, known),
 				new FailureLog(logger, builder.failurePolicy, builder.ticker,
 						ownScheduler ? scheduler : Runnable::run));
 		builder.listeners.forEach(this.failures::addListener);
+		ScriptCaller caller = new ScriptCaller(builder.executor, builder.timeout,
+				ScriptCaller.maxWait(builder.timeout, builder.maxWait), clock, builder.timer, this.failures);
+		this.calls = new DecisionCalls(builder.keys, builder.timeSource, caller);
 		this.fleet = new RedisFleet(caller, builder.keys, this.failures, denials, scheduler, ownScheduler);
-		this.decisions = new KeyDecisions(this.calls, this.failures, this.fleet, denials);
+		this.decisions = new KeyDecisions(this.calls, this.failures, this.fleet, denials, known);
 		this.transitions = new PolicyTransitions(this.decisions, this.calls);
 		this.stacks = new StackDecisions(this.calls, this.failures, this.fleet, this.decisions, this.transitions,
-				builder.cluster);
+				known, builder.cluster);
+		this.failures.onAnswer(new Settlement(known, this.transitions, this.calls, scheduler)::settle);
+	}
+
+	/**
+	 * Returns how long a request waits for Redis' reply unless {@link Builder#maxWait(Duration) set}: 500 ms, or
+	 * the timeout if that is longer.
+	 * @param timeout the store's timeout
+	 * @return the maximum wait
+	 */
+	public static Duration defaultMaxWait(Duration timeout) {
+		return ScriptCaller.maxWait(timeout, null);
 	}
 
 	private int fleetSize() {
@@ -115,8 +122,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	/**
 	 * Returns a builder of Redis stores.
 	 * @param executor runs the scripts in Redis
-	 * @return a builder with the key prefix {@code ratelimit:}, Redis' clock, a timeout of 100 ms and the
-	 * {@link FailurePolicy#LOCAL LOCAL} failure policy
+	 * @return a builder with the key prefix {@code ratelimit:}, Redis' clock, a timeout of 100 ms, a maximum wait
+	 * of 500 ms and the {@link FailurePolicy#LOCAL LOCAL} failure policy
 	 */
 	public static Builder builder(RedisScriptExecutor executor) {
 		return new Builder(executor);
@@ -159,7 +166,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	 * the calling thread sends the first call and returns, and each reply sends the next call, if any, on the
 	 * thread that completed it. The stage completes on that thread: the calling thread for a decision made
 	 * without a call (a local denial, or the failure policy during an outage), the executor's thread for a
-	 * reply, or the JDK's {@link CompletableFuture} timer thread when Redis did not answer within the timeout,
+	 * reply, or the JDK's {@link CompletableFuture} timer thread when Redis did not answer within the maximum wait,
 	 * after cancelling the executor's stage. The failure listeners run on that thread too. An executor that
 	 * runs calls on the caller's thread, as a Jedis one does, returns a completed stage: the calling thread
 	 * then waits for Redis, as for {@code decideAll}.
@@ -206,7 +213,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * Asks Redis, waiting at most the timeout, after carrying the key's permits over if its policy has just
+	 * Asks Redis, waiting at most the maximum wait, after carrying the key's permits over if its policy has just
 	 * changed; the failure policy never answers it.
 	 * @throws IllegalStateException if Redis did not answer
 	 */
@@ -219,7 +226,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * Deletes the key's states in Redis, waiting at most the timeout, and forgets the denials this instance keeps
+	 * Deletes the key's states in Redis, waiting at most the maximum wait, and forgets the denials this instance keeps
 	 * for it; every decision that reaches Redis sees the reset at once. The reset is announced on the
 	 * {@link #fleetChannel() fleet's channel}, for instances that subscribe to forget their denials of the key
 	 * at once, and every other instance forgets all the denials it keeps at its next heartbeat, within about a
@@ -229,16 +236,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	@Override
 	public void reset(String key, RateLimitPolicy policy) {
 		Objects.requireNonNull(key, "key must not be null");
-		RedisLimiter limiter = this.transitions.limiter(PolicyTransitions.base(policy));
-		try {
-			this.calls.reset(RedisKeys.escape(key), limiter);
-		}
-		catch (ScriptCaller.CallFailure failure) {
-			throw new IllegalStateException("Redis did not reset key '" + key + "' under policy '" + policy.name()
-					+ "': " + failure.getCause(), failure.getCause());
-		}
-		this.decisions.forget(key);
-		this.fleet.announceReset(key);
+		this.decisions.reset(key, this.transitions.limiter(PolicyTransitions.base(policy)));
 	}
 
 	@Override
@@ -246,11 +244,6 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		return Optional.of(this.fleet);
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * A change stays in Redis, where instances that start later read it, until it is removed.
-	 */
 	@Override
 	public Optional<SharedChanges> sharedChanges() {
 		return Optional.of(this.fleet);
@@ -277,14 +270,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	private CompletionStage<Void> warmUp(Collection<List<RateLimitPolicy>> stacks) {
-		List<List<RedisLimiter>> limiters = new ArrayList<>(stacks.size());
-		for (List<RateLimitPolicy> stack : stacks) {
-			List<KeyedPolicy> limits = new ArrayList<>(stack.size());
-			stack.forEach((policy) -> limits.add(new KeyedPolicy(RedisKeys.WARM_UP_CLIENT, policy)));
-			RateLimitStore.checkStack(limits);
-			limiters.add(this.transitions.limiters(limits));
-		}
-		return CompletableFuture.allOf(this.calls.warmUp(limiters), this.fleet.warmUp());
+		return CompletableFuture.allOf(this.calls.warmUp(this.transitions.warmUpLimiters(stacks)), this.fleet.warmUp());
 	}
 
 	/**
@@ -298,10 +284,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	/**
-	 * Acts upon a message of the {@link #fleetChannel() fleet's channel} at once rather than at the next
-	 * heartbeat: a reset anywhere in the fleet makes this instance forget the denials it keeps locally for that
-	 * key, and a shared change runs the {@link SharedChanges#onChange listener} of the shared changes. Any other
-	 * message is ignored.
+	 * Acts upon a message of the {@link #fleetChannel() fleet's channel} at once rather than at the next heartbeat:
+	 * a reset anywhere in the fleet makes this instance forget its local denials of that key, and a shared change
+	 * runs the {@link SharedChanges#onChange listener} of the shared changes. Any other message is ignored.
 	 * @param message the message, as published
 	 */
 	public void receive(String message) {
@@ -309,7 +294,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	/**
-	 * Stops the heartbeat and leaves the fleet, waiting for Redis at most the timeout, so that the other
+	 * Stops the heartbeat and leaves the fleet, waiting for Redis at most the maximum wait, so that the other
 	 * instances count this one out at once, and writes the log lines still queued. Decisions made after closing
 	 * still work, without a heartbeat, and log on the thread that failed.
 	 */
@@ -331,6 +316,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		private Duration timeout = Duration.ofMillis(100);
 
+		private @Nullable Duration maxWait;
+
 		private FailurePolicy failurePolicy = FailurePolicy.LOCAL;
 
 		private @Nullable RateLimitStore fallback;
@@ -346,7 +333,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		/** Real time, for the timeout's deadline, the spans of failures and the log's periods. */
 		private TimeSource ticker = TimeSource.system();
 
-		/** What gives up on an asynchronous call after the timeout. */
+		/** What gives up on an asynchronous call after the timeout and the maximum wait. */
 		private ScriptCaller.Timer timer = ScriptCaller.Timer.JDK;
 
 		private Builder(RedisScriptExecutor executor) {
@@ -377,17 +364,38 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 
 		/**
-		 * Sets how long a decision waits for Redis before the failure policy decides instead.
+		 * Sets how long Redis may take to answer a call before the call counts as a failure: after
+		 * {@value OutageDetector#FAILURES_TO_SWITCH} such calls in a row, over at least one timeout, the store
+		 * declares an outage and sends every new decision to the failure policy without waiting, until Redis
+		 * answers again. A request whose call is under way still waits for its reply up to the
+		 * {@link #maxWait(Duration) maximum wait}.
 		 * @param timeout the timeout, positive
 		 * @return this builder
 		 */
 		public Builder timeout(Duration timeout) {
-			Objects.requireNonNull(timeout, "timeout must not be null");
-			if (timeout.isNegative() || timeout.isZero()) {
-				throw new IllegalArgumentException("timeout must be positive, was " + timeout);
-			}
-			this.timeout = timeout;
+			this.timeout = positive(timeout, "timeout");
 			return this;
+		}
+
+		/**
+		 * Sets how long a request waits for the reply to its call before the failure policy decides it instead,
+		 * 500 ms by default, or the timeout if that is longer. A reply later than the timeout but within this wait
+		 * is Redis' decision, exact: a Redis that is slow for a moment (a pause of its process, a busy core, a cold
+		 * client) costs its requests time, not exactness. Redis runs no call after its wait has ended.
+		 * @param maxWait the maximum wait, no shorter than the timeout
+		 * @return this builder
+		 */
+		public Builder maxWait(Duration maxWait) {
+			this.maxWait = positive(maxWait, "maxWait");
+			return this;
+		}
+
+		private static Duration positive(Duration duration, String name) {
+			Objects.requireNonNull(duration, name + " must not be null");
+			if (duration.isNegative() || duration.isZero()) {
+				throw new IllegalArgumentException(name + " must be positive, was " + duration);
+			}
+			return duration;
 		}
 
 		/**

@@ -8,15 +8,25 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * Sends one script call through the executor and waits for its reply at most the store's timeout, counted from
- * when it was sent, or hands the reply on without waiting, given up on after the same timeout; tells a
- * failure's {@link Kind} the same way for both. Every call it sends carries its deadline in Redis' time when the
- * {@link RedisClock} knows it, so that Redis never runs it after the caller gave up.
+ * Sends one script call through the executor and waits for its reply at most the store's maximum wait, counted
+ * from when it was sent, or hands the reply on without waiting, given up on after the same wait; tells a
+ * failure's {@link Kind} the same way for both. A call still unanswered once the store's timeout has passed is
+ * reported {@link Listener#late late} at that instant, as evidence of an outage, and still waited for: a reply
+ * that comes before the maximum wait decides its request. A reply within the timeout is reported
+ * {@link Listener#answered answered}, evidence that Redis is well; a later one is neither. Every call it sends
+ * carries its deadline, the end of the maximum wait, in Redis' time when the {@link RedisClock} knows it, so that
+ * Redis never runs it after the caller gave up.
  */
 final class ScriptCaller {
+
+	/** How long a request waits for its reply unless told, or the timeout if longer. */
+	private static final Duration DEFAULT_MAX_WAIT = Duration.ofMillis(500);
 
 	/** The start of the error a script answers when it runs after its deadline. */
 	private static final String LATE = "LATE ";
@@ -25,15 +35,26 @@ final class ScriptCaller {
 
 	private final long timeoutNanos;
 
+	private final long maxWaitNanos;
+
 	private final RedisClock clock;
 
 	private final Timer timer;
 
-	ScriptCaller(RedisScriptExecutor executor, Duration timeout, RedisClock clock, Timer timer) {
+	private final Listener listener;
+
+	/**
+	 * Creates a caller that tells {@code listener} of a call answered within {@code timeout} or not, and gives up
+	 * on it after {@code maxWait}, no shorter than the timeout.
+	 */
+	ScriptCaller(RedisScriptExecutor executor, Duration timeout, Duration maxWait, RedisClock clock, Timer timer,
+			Listener listener) {
 		this.executor = executor;
 		this.timeoutNanos = timeout.toNanos();
+		this.maxWaitNanos = Math.max(this.timeoutNanos, maxWait.toNanos());
 		this.clock = clock;
 		this.timer = timer;
+		this.listener = listener;
 	}
 
 	RedisClock clock() {
@@ -49,7 +70,16 @@ final class ScriptCaller {
 		long sent = this.clock.nanoTime();
 		CompletableFuture<List<Long>> reply = send(script, keys, args.apply(deadline(sent)));
 		try {
-			return reply.get(remainingNanos(sent), TimeUnit.NANOSECONDS);
+			List<Long> values;
+			try {
+				values = reply.get(remainingNanos(sent, this.timeoutNanos), TimeUnit.NANOSECONDS);
+			}
+			catch (TimeoutException ex) {
+				this.listener.late(late(sent));
+				return reply.get(remainingNanos(sent, this.maxWaitNanos), TimeUnit.NANOSECONDS);
+			}
+			this.listener.answered();
+			return values;
 		}
 		catch (TimeoutException ex) {
 			reply.cancel(true);
@@ -68,8 +98,8 @@ final class ScriptCaller {
 	/**
 	 * Calls the script without waiting for its reply: the stage completes with the reply, or with a
 	 * {@link CallFailure} exactly as {@link #call} would throw it, on the thread that completes the executor's
-	 * stage, or, once the timeout has passed, on the JDK's timer thread, which cancels the executor's stage as
-	 * {@link #call} does.
+	 * stage, or, once the maximum wait has passed, on the JDK's timer thread, which cancels the executor's stage
+	 * as {@link #call} does. The same timer reports the call late once the timeout has passed.
 	 * @param args the script's arguments given the deadline argument ({@code ""} when unknown)
 	 */
 	CompletableFuture<List<Long>> callAsync(RedisScripts.Script script, List<String> keys,
@@ -77,8 +107,13 @@ final class ScriptCaller {
 		long sent = this.clock.nanoTime();
 		CompletableFuture<List<Long>> reply = send(script, keys, args.apply(deadline(sent)));
 		CompletableFuture<List<Long>> answer = new CompletableFuture<>();
+		// whether the reply came within the timeout or the call was reported late: whichever came first, once
+		AtomicBoolean reported = new AtomicBoolean();
 		reply.whenComplete((values, ex) -> {
 			if (ex == null) {
+				if (reported.compareAndSet(false, true)) {
+					this.listener.answered();
+				}
 				answer.complete(values);
 			}
 			// a stage cancelled by the timeout below is answered there, as a late reply, not as an error
@@ -89,11 +124,18 @@ final class ScriptCaller {
 		if (!answer.isDone()) {
 			// left to expire once answered: cancelling it would take the timer's lock on the answering thread
 			this.timer.schedule(() -> {
-				// a reply that came first answers, as it has taken its permits; a stage cancelled elsewhere does not
-				if (!answer.isDone() && (reply.cancel(true) || reply.isCancelled())) {
-					answer.completeExceptionally(timedOut(sent));
+				if (answer.isDone() || !reported.compareAndSet(false, true)) {
+					return;
 				}
-			}, remainingNanos(sent));
+				this.listener.late(late(sent));
+				this.timer.schedule(() -> {
+					// a reply that came first answers, as it has taken its permits; a stage cancelled elsewhere
+					// does not
+					if (!answer.isDone() && (reply.cancel(true) || reply.isCancelled())) {
+						answer.completeExceptionally(timedOut(sent));
+					}
+				}, remainingNanos(sent, this.maxWaitNanos));
+			}, remainingNanos(sent, this.timeoutNanos));
 		}
 		return answer;
 	}
@@ -167,17 +209,41 @@ final class ScriptCaller {
 		}
 	}
 
+	/**
+	 * The maximum wait of a store with {@code timeout}: {@code maxWait}, which must be no shorter, or by default
+	 * 500 ms, or the timeout if longer.
+	 * @throws IllegalArgumentException if {@code maxWait} is shorter than the timeout
+	 */
+	static Duration maxWait(Duration timeout, @Nullable Duration maxWait) {
+		if (maxWait == null) {
+			return (timeout.compareTo(DEFAULT_MAX_WAIT) > 0) ? timeout : DEFAULT_MAX_WAIT;
+		}
+		if (maxWait.compareTo(timeout) < 0) {
+			throw new IllegalArgumentException(
+					"maxWait must be no shorter than the timeout (" + timeout + "), was " + maxWait);
+		}
+		return maxWait;
+	}
+
 	private String deadline(long sent) {
-		return this.clock.redisTime(sent + this.timeoutNanos);
+		return this.clock.redisTime(sent + this.maxWaitNanos);
 	}
 
-	private long remainingNanos(long sent) {
-		return Math.max(0, sent + this.timeoutNanos - this.clock.nanoTime());
+	private long remainingNanos(long sent, long waitNanos) {
+		return Math.max(0, sent + waitNanos - this.clock.nanoTime());
 	}
 
-	private CallFailure timedOut(long sent) {
+	/** A call that Redis has not answered within the timeout, reported once while it is still waited for. */
+	private CallFailure late(long sent) {
 		return new CallFailure(Kind.SLOW, new TimeoutException(
 				"Redis did not answer within " + Duration.ofNanos(this.timeoutNanos).toMillis() + " ms"), sent);
+	}
+
+	/** A call given up on: reported late already, so that it counts once towards an outage. */
+	private CallFailure timedOut(long sent) {
+		return new CallFailure(Kind.SLOW, new TimeoutException(
+				"Redis did not answer within " + Duration.ofNanos(this.maxWaitNanos).toMillis() + " ms"), sent,
+				true);
 	}
 
 	/** What the executor's stage failed with, read as {@link CompletableFuture#get()} reports it. */
@@ -205,11 +271,16 @@ final class ScriptCaller {
 					case CLIENT_BUSY -> Kind.CLIENT_BUSY;
 				};
 			}
-			if (cause.getMessage() != null && cause.getMessage().startsWith(LATE)) {
+			if (late(cause)) {
 				return Kind.SLOW;
 			}
 		}
 		return Kind.ERROR;
+	}
+
+	/** Whether Redis answered that it ran the call after its deadline, taking nothing. */
+	private static boolean late(Throwable failure) {
+		return failure.getMessage() != null && failure.getMessage().startsWith(LATE);
 	}
 
 	/** Runs a task once a delay has passed, without making the scheduling thread wait. */
@@ -254,8 +325,19 @@ final class ScriptCaller {
 
 	}
 
-	long timeoutNanos() {
-		return this.timeoutNanos;
+	long maxWaitNanos() {
+		return this.maxWaitNanos;
+	}
+
+	/** Told whether Redis answers each call within the timeout. */
+	interface Listener {
+
+		/** Redis answered a call within the timeout. */
+		void answered();
+
+		/** Redis has not answered a call within the timeout; the caller still waits for it. */
+		void late(CallFailure failure);
+
 	}
 
 	/** Redis did not decide a call sent at {@code sentNanos}. */
@@ -267,10 +349,29 @@ final class ScriptCaller {
 
 		final long sentNanos;
 
+		/** Whether the call was reported late already, so that its failure counts no more towards an outage. */
+		final boolean reportedLate;
+
+		/**
+		 * Whether Redis may have run the call, taking its permits, though no reply said so: not for a call never
+		 * sent, nor for one Redis answered it ran after its deadline.
+		 */
+		final boolean mayHaveRun;
+
 		CallFailure(Kind kind, Throwable cause, long sentNanos) {
+			this(kind, cause, sentNanos, false);
+		}
+
+		CallFailure(Kind kind, Throwable cause, long sentNanos, boolean reportedLate) {
 			super(cause);
 			this.kind = kind;
 			this.sentNanos = sentNanos;
+			this.reportedLate = reportedLate;
+			boolean late = false;
+			for (Throwable c = cause; c != null; c = c.getCause()) {
+				late |= late(c);
+			}
+			this.mayHaveRun = kind != Kind.UNREACHABLE && kind != Kind.CLIENT_BUSY && !late;
 		}
 
 		@Override

@@ -33,15 +33,18 @@ final class StackDecisions {
 
 	private final PolicyTransitions transitions;
 
+	private final KnownStates known;
+
 	private final boolean cluster;
 
 	StackDecisions(DecisionCalls calls, StoreFailures failures, RedisFleet fleet, KeyDecisions decisions,
-			PolicyTransitions transitions, boolean cluster) {
+			PolicyTransitions transitions, KnownStates known, boolean cluster) {
 		this.calls = calls;
 		this.failures = failures;
 		this.fleet = fleet;
 		this.decisions = decisions;
 		this.transitions = transitions;
+		this.known = known;
 		this.cluster = cluster;
 	}
 
@@ -77,20 +80,24 @@ final class StackDecisions {
 		Across across = new Across(limits, limiters, wait);
 		return this.failures.decide(limits, (done) -> {
 			long sent = this.calls.now();
+			List<KnownStates.Known> known = this.known.sending(limits);
 			return this.calls.carryOver(across.clients, limiters, sent, wait)
 				.thenCompose((none) -> across.take(0, sent))
 				.handle((denied, ex) -> {
 					try {
 						if (ex != null) {
+							KnownStates.failed(known, sent, ex);
 							return across.failed(this.failures.failed(limits, ScriptCaller.failure(ex)));
 						}
-						this.failures.answered();
 					}
 					finally {
 						done.run();
 					}
-					return (denied >= 0) ? across.denied(denied)
-							: CompletableFuture.completedFuture(across.decisions());
+					return ((denied >= 0) ? across.denied(denied)
+							: CompletableFuture.completedFuture(across.decisions())).thenApply((decisions) -> {
+								this.known.answered(known, decisions, sent);
+								return decisions;
+							});
 				})
 				.thenCompose(Function.identity());
 		});

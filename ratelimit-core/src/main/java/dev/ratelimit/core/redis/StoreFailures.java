@@ -1,10 +1,13 @@
 package dev.ratelimit.core.redis;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.FailureStatus;
@@ -17,7 +20,7 @@ import dev.ratelimit.core.RateLimitStore;
  * {@link Fallback failure policy}; counts every call that Redis did or did not answer towards the
  * {@link OutageDetector outage}; tells the listeners; and writes it all in the {@link FailureLog}.
  */
-final class StoreFailures implements RateLimitStore.Failures {
+final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Listener {
 
 	private final OutageDetector detector;
 
@@ -26,6 +29,10 @@ final class StoreFailures implements RateLimitStore.Failures {
 	private final FailureLog log;
 
 	private final List<RateLimitStore.FailureListener> listeners = new CopyOnWriteArrayList<>();
+
+	/** Runs whenever Redis answers a call within the timeout. */
+	private volatile Runnable onAnswer = () -> {
+	};
 
 	StoreFailures(OutageDetector detector, Fallback fallback, FailureLog log) {
 		this.detector = detector;
@@ -75,18 +82,34 @@ final class StoreFailures implements RateLimitStore.Failures {
 		}
 	}
 
-	/** Redis answered a call: an outage ends. */
-	void answered() {
+	/** Redis answered a call within the timeout: an outage ends. */
+	@Override
+	public void answered() {
 		if (this.detector.succeeded()) {
 			this.log.recovered();
 		}
+		this.onAnswer.run();
 	}
 
-	/** Redis did not answer a call: the failure counts towards an outage. */
+	/** Runs {@code task} whenever Redis answers a call within the timeout, on the thread that got the reply. */
+	void onAnswer(Runnable task) {
+		this.onAnswer = task;
+	}
+
+	/**
+	 * Redis did not answer a call, or not yet within the timeout: the failure counts towards an outage, once
+	 * per call.
+	 */
 	void unanswered(ScriptCaller.CallFailure failure) {
-		if (this.detector.failed(failure)) {
+		if (!failure.reportedLate && this.detector.failed(failure)) {
 			this.log.outageBegan(failure.getCause());
 		}
+	}
+
+	/** Redis has not answered a call within the timeout, which is still waited for. */
+	@Override
+	public void late(ScriptCaller.CallFailure failure) {
+		unanswered(failure);
 	}
 
 	/** Redis did not decide a request: the failure counts towards an outage, and the failure policy decides. */
@@ -127,6 +150,11 @@ final class StoreFailures implements RateLimitStore.Failures {
 	/** A listener of the store's own, such as one of the fleet's shared changes, threw. */
 	void listenerFailed(RuntimeException ex) {
 		this.log.listenerFailed(ex);
+	}
+
+	/** The fleet's shared changes were gone from Redis: this instance wrote back {@code restored}, or failed to. */
+	void changesRestored(Collection<String> policies, long restored, @Nullable Throwable failure) {
+		this.log.changesRestored(policies, restored, failure);
 	}
 
 	/** A reset that Redis carried out, but did not announce to the other instances. */

@@ -216,7 +216,7 @@ class LocalDenialsTests {
 
 	private static StubExecutor redis(Function<Call, CompletionStage<List<Long>>> answer) {
 		return new StubExecutor((call) -> call.sha1().equals(RedisScripts.get().fleet().sha1())
-				? CompletableFuture.completedFuture(List.of(1L, 1_764_000_000L, 0L, 0L, 0L)) : answer.apply(call));
+				? CompletableFuture.completedFuture(List.of(1L, 1_764_000_000L, 0L, 0L, 0L, 0L)) : answer.apply(call));
 	}
 
 	private static CompletableFuture<List<Long>> reply(List<Long> values) {

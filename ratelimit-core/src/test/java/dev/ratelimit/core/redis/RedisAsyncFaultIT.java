@@ -96,6 +96,7 @@ class RedisAsyncFaultIT {
 					.standalone((fault == Fault.LATE_REPLIES) ? proxy.uri() : server.uri());
 				RedisRateLimitStore store = RedisRateLimitStore.builder(executor)
 					.timeout(TIMEOUT)
+					.maxWait(TIMEOUT)
 					.failurePolicy(FailurePolicy.DENY)
 					// every request must reach Redis or the failure policy
 					.localDenials(false)

@@ -169,6 +169,58 @@ class RedisAsyncStoreTests {
 	}
 
 	@Test
+	void waitsPastTheTimeoutForALateReplyAndAnswersWithRedisDecision() {
+		RedisRateLimitStore store = builder(Duration.ofMillis(50), Duration.ofMillis(500)).ticker(this.time).build();
+		CompletableFuture<List<Decision>> decided = decideWithoutWaiting(store, new KeyedPolicy("k", GCRA));
+		this.timeouts.advance(Duration.ofMillis(499));
+		assertThat(decided).isNotDone();
+		this.redis.reply(0, ALLOWED);
+		assertThat(decided).isCompletedWithValueMatching(
+				(decisions) -> decisions.get(0).allowed() && decisions.get(0).remaining() == 2);
+		assertThat(this.causes).isEmpty();
+		assertThat(store.failures().orElseThrow().status().decisions()).isZero();
+	}
+
+	@Test
+	void givesUpAtTheMaximumWaitAndCancelsTheCall() {
+		RedisRateLimitStore store = builder(Duration.ofMillis(50), Duration.ofMillis(500)).ticker(this.time).build();
+		CompletableFuture<List<Decision>> decided = decideWithoutWaiting(store, new KeyedPolicy("k", GCRA));
+		this.timeouts.advance(Duration.ofMillis(499));
+		assertThat(this.redis.replies.get(0)).isNotCancelled();
+		this.timeouts.advance(Duration.ofMillis(1));
+		assertThat(decided).isCompletedWithValueMatching((decisions) -> !decisions.get(0).allowed());
+		assertThat(this.redis.replies.get(0)).isCancelled();
+		assertThat(this.causes).singleElement()
+			.isInstanceOfSatisfying(TimeoutException.class,
+					(cause) -> assertThat(cause).hasMessage("Redis did not answer within 500 ms"));
+	}
+
+	@Test
+	void declaresAnOutageFromCallsUnansweredAtTheTimeoutWhileTheyStillWaitAndEndsItOnAReplyInTime() {
+		RedisRateLimitStore store = builder(Duration.ofMillis(50), Duration.ofMillis(500)).ticker(this.time).build();
+		List<CompletableFuture<List<Decision>>> waiting = new ArrayList<>();
+		for (int i = 0; i < OutageDetector.FAILURES_TO_SWITCH; i++) {
+			waiting.add(decideWithoutWaiting(store, new KeyedPolicy("k" + i, GCRA)));
+			this.timeouts.advance(Duration.ofMillis(25));
+		}
+		this.timeouts.advance(Duration.ofMillis(25));
+		assertThat(store.failures().orElseThrow().status().failing()).isTrue();
+		// one request probes Redis; the next takes the failure policy at once, without a call
+		assertThat(decideWithoutWaiting(store, new KeyedPolicy("probe", GCRA))).isNotDone();
+		assertThat(decideWithoutWaiting(store, new KeyedPolicy("new", GCRA)))
+			.isCompletedWithValueMatching((decisions) -> !decisions.get(0).allowed());
+		assertThat(this.redis.replies).hasSize(OutageDetector.FAILURES_TO_SWITCH + 1);
+		assertThat(waiting).allSatisfy((decided) -> assertThat(decided).isNotDone());
+		// the late reply still decides its request, but is no sign that Redis is well again
+		this.redis.reply(0, ALLOWED);
+		assertThat(waiting.get(0)).isCompletedWithValueMatching((decisions) -> decisions.get(0).allowed());
+		assertThat(store.failures().orElseThrow().status().failing()).isTrue();
+		// a reply within the timeout is: the probe's ends the outage
+		this.redis.reply(OutageDetector.FAILURES_TO_SWITCH, ALLOWED);
+		assertThat(store.failures().orElseThrow().status().failing()).isFalse();
+	}
+
+	@Test
 	void answersWithTheReplyThatCameBeforeTheTimeout() {
 		RedisRateLimitStore store = builder(Duration.ofMillis(50)).ticker(this.time).build();
 		CompletableFuture<List<Decision>> decided = decideWithoutWaiting(store, new KeyedPolicy("k", GCRA));
@@ -391,13 +443,19 @@ class RedisAsyncStoreTests {
 
 	/**
 	 * Denies without Redis and records where the failure listener runs; neither the heartbeat nor a timeout
-	 * runs by itself.
+	 * runs by itself. A call is given up on at the timeout.
 	 */
 	private RedisRateLimitStore.Builder builder(Duration timeout) {
+		return builder(timeout, timeout);
+	}
+
+	/** As {@link #builder(Duration)}, a call given up on at {@code maxWait}. */
+	private RedisRateLimitStore.Builder builder(Duration timeout, Duration maxWait) {
 		return RedisRateLimitStore.builder(this.redis)
 			.scheduler(new ManualScheduler(new ManualTimeSource(0)))
 			.timeouts(this.timeouts)
 			.timeout(timeout)
+			.maxWait(maxWait)
 			.failurePolicy(FailurePolicy.DENY)
 			.onFailure((policies, cause) -> {
 				this.causes.add(cause);

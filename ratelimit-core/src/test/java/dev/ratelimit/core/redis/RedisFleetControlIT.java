@@ -100,6 +100,53 @@ class RedisFleetControlIT {
 		assertThat(second.limiter(API).decide("client").allowed()).as("after it").isTrue();
 	}
 
+	@Test
+	void writesBackTheChangesItKnowsWhenRedisLosesThemAndRevertsOneOnlyWhenItIsRemoved() {
+		List<ManualScheduler> beats = List.of(new ManualScheduler(new ManualTimeSource()),
+				new ManualScheduler(new ManualTimeSource()), new ManualScheduler(new ManualTimeSource()));
+		List<RedisRateLimitStore> fleet = beats.stream().map(this::store).toList();
+		RateLimitStore.SharedChange lowered = new RateLimitStore.SharedChange(1, Duration.ofSeconds(5), 1);
+		fleet.get(0).sharedChanges().orElseThrow().share("api", lowered);
+		for (int i = 0; i < fleet.size(); i++) {
+			fleet.get(i).limiter(API).decide("client");
+			beats.get(i).runNext();
+			assertThat(fleet.get(i).sharedChanges().orElseThrow().read(List.of("api"))).containsEntry("api", lowered);
+		}
+		String control = new RedisKeys(this.prefix).control();
+		// an empty restart, a flush, an eviction or a failover to a replica that missed the change
+		assertThat(this.redis.commands().del(control)).isOne();
+		beats.get(1).runNext();
+		assertThat(this.redis.commands().hget(control, "policy:api")).as("written back at the next heartbeat")
+			.isEqualTo("1 5000000 1");
+		for (int i = 0; i < fleet.size(); i++) {
+			beats.get(i).runNext();
+			assertThat(fleet.get(i).sharedChanges().orElseThrow().read(List.of("api"))).containsEntry("api", lowered);
+		}
+		fleet.get(2).sharedChanges().orElseThrow().share("api", null);
+		for (int i = 0; i < fleet.size(); i++) {
+			beats.get(i).runNext();
+			assertThat(fleet.get(i).sharedChanges().orElseThrow().read(List.of("api"))).isEmpty();
+		}
+	}
+
+	@Test
+	void writesBackTheChangesItKnowsBeforeItChangesOneOrReadsThemOnceRedisLostThem() {
+		RateLimitStore.SharedChanges first = store(new ManualScheduler(new ManualTimeSource())).sharedChanges()
+			.orElseThrow();
+		RateLimitStore.SharedChanges second = store(new ManualScheduler(new ManualTimeSource())).sharedChanges()
+			.orElseThrow();
+		RateLimitStore.SharedChange lowered = new RateLimitStore.SharedChange(1, Duration.ofSeconds(5), 1);
+		RateLimitStore.SharedChange raised = new RateLimitStore.SharedChange(9, Duration.ofSeconds(5), 9);
+		first.share("api", lowered);
+		assertThat(second.read(List.of("api"))).containsEntry("api", lowered);
+		this.redis.commands().del(new RedisKeys(this.prefix).control());
+		first.share("web", raised);
+		assertThat(first.read(List.of("api", "web"))).isEqualTo(Map.of("api", lowered, "web", raised));
+		this.redis.commands().del(new RedisKeys(this.prefix).control());
+		assertThat(second.read(List.of("api", "web"))).as("the second knew of api, not yet of web")
+			.isEqualTo(Map.of("api", lowered));
+	}
+
 	private RedisRateLimitStore store(ManualScheduler scheduler) {
 		return this.stores.track(builder(this.redis.executor(), scheduler).build());
 	}

@@ -65,6 +65,7 @@ class RedisLateCallIT {
 		try (RedisRateLimitStore store = RedisRateLimitStore.builder(this.redis.executor())
 			.keyPrefix(this.prefix)
 			.timeout(TIMEOUT)
+			.maxWait(TIMEOUT)
 			.failurePolicy(FailurePolicy.DENY)
 			.onFailure((policies, cause) -> this.failures.add(cause))
 			.build()) {
@@ -102,6 +103,34 @@ class RedisLateCallIT {
 				assertThat(decision.allowed()).isTrue();
 				assertThat(decision.remaining()).isEqualTo(fresh.remaining());
 			});
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void decidesByRedisThroughAPauseShorterThanTheMaximumWait(Algorithm algorithm) throws Exception {
+		RateLimitPolicy policy = RateLimitPolicy.of("api", algorithm, 5, Duration.ofMinutes(1));
+		try (RedisRateLimitStore store = RedisRateLimitStore.builder(this.redis.executor())
+			.keyPrefix(this.prefix)
+			.timeout(TIMEOUT)
+			.maxWait(PAUSE.plus(PAUSE))
+			.failurePolicy(FailurePolicy.DENY)
+			.onFailure((policies, cause) -> this.failures.add(cause))
+			.build()) {
+			store.warmUp()
+				.orElseThrow()
+				.warmUp(List.of(List.of(policy)))
+				.toCompletableFuture()
+				.get(5, TimeUnit.SECONDS);
+			this.commands.clientPause(PAUSE.toMillis());
+			long start = System.nanoTime();
+			Decision decision = store.limiter(policy).decide("client");
+			// later than the timeout, within the wait: Redis' own decision, not the failure policy's denial
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(TIMEOUT);
+			assertThat(decision.allowed()).isTrue();
+			assertThat(decision.remaining())
+				.isEqualTo(InMemoryRateLimitStore.builder().build().limiter(policy).decide("client").remaining());
+			assertThat(this.failures).isEmpty();
 		}
 	}
 

@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -34,6 +35,7 @@ import dev.ratelimit.core.testing.ManualScheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.tuple;
 
 class RedisRateLimitStoreTests {
 
@@ -45,6 +47,11 @@ class RedisRateLimitStoreTests {
 		.withDelayAfter(2);
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	private final ManualTimeSource clock = new ManualTimeSource(0);
+
+	/** The Redis of the last {@link #fleetOfThree} store. */
+	private StubExecutor redis = new StubExecutor((call) -> new CompletableFuture<>());
 
 	@AfterEach
 	void stopThreads() {
@@ -68,7 +75,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void warmsUpEachScriptOnceUnderAKeyNoClientKeyBecomes() {
 		StubExecutor redis = new StubExecutor((call) -> call.sha1.equals(RedisScripts.get().fleet().sha1())
-				? reply(1, 1_764_000_000, 0, 0, 0) : reply(1, 2, 0, 1, 0, 0, 0, 0, 7));
+				? reply(1, 1_764_000_000, 0, 0, 0, 0) : reply(1, 2, 0, 1, 0, 0, 0, 0, 7));
 		RedisRateLimitStore store = builder(redis).build();
 		RateLimitPolicy other = RateLimitPolicy.of("other", Algorithm.GCRA, 5, Duration.ofMinutes(1));
 		assertThat(store.warmUp().orElseThrow().warmUp(List.of(List.of(GCRA), List.of(other), List.of(GCRA, LEAKY))))
@@ -312,19 +319,22 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
-	void decidesWithTheLocalStoreWhenRedisFailsUnderLocal() {
+	void decidesAKeyRedisNeverAnsweredForOnOneRequestPerWindowUnderLocal() {
 		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException()));
 		ManualTimeSource clock = new ManualTimeSource();
 		RedisRateLimitStore store = builder(redis)
 			.failurePolicy(FailurePolicy.LOCAL)
 			.fallback(InMemoryRateLimitStore.builder().timeSource(clock).build())
+			.timeSource(clock)
 			.build();
 		RateLimiter limiter = store.limiter(GCRA);
-		assertThat(List.of(limiter.tryAcquire("k"), limiter.tryAcquire("k"), limiter.tryAcquire("k"),
-				limiter.tryAcquire("k"), limiter.tryAcquire("other")))
-			.containsExactly(true, true, true, false, true);
+		// the other instances may have admitted the whole limit through Redis: one request keeps the bound
+		assertThat(List.of(limiter.tryAcquire("k"), limiter.tryAcquire("k"), limiter.tryAcquire("other")))
+			.containsExactly(true, false, true);
 		assertThat(store.decideAll("k", List.of(GCRA, LEAKY))).extracting(Decision::allowed)
 			.containsExactly(false, false);
+		clock.advance(GCRA.window());
+		assertThat(List.of(limiter.tryAcquire("k"), limiter.tryAcquire("k"))).containsExactly(true, false);
 	}
 
 	@Test
@@ -333,6 +343,7 @@ class RedisRateLimitStoreTests {
 		Failures failures = new Failures();
 		Decision decision = builder(new StubExecutor((call) -> never))
 			.timeout(Duration.ofMillis(20))
+			.maxWait(Duration.ofMillis(20))
 			.failurePolicy(FailurePolicy.DENY)
 			.onFailure(failures)
 			.build()
@@ -448,6 +459,7 @@ class RedisRateLimitStoreTests {
 				: new CompletableFuture<>());
 		Failures failures = new Failures();
 		RedisRateLimitStore store = builder(redis).timeout(Duration.ofMillis(20))
+			.maxWait(Duration.ofMillis(20))
 			.failurePolicy(FailurePolicy.DENY)
 			.onFailure(failures)
 			.build();
@@ -575,7 +587,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void sendsTheRedisTimeAtWhichItStopsWaitingOnceAHeartbeatToldItRedisClock() {
 		StubExecutor redis = new StubExecutor((call) -> call.sha1.equals(RedisScripts.get().fleet().sha1())
-				? reply(1, 1_764_000_000, 250_000, 0, 0)
+				? reply(1, 1_764_000_000, 250_000, 0, 0, 0)
 				: (call.keys.size() == 1) ? reply(1, 2, 0, 1, 0, 0, 0, 0, 7) : reply(1, 2, 0, 1, 0, 0, 0, 0, 7, 1, 2, 0, 1, 0, 0, 0, 0, 7));
 		RedisRateLimitStore store = builder(redis).timeout(Duration.ofSeconds(5)).build();
 		assertThat(store.warmUp().orElseThrow().warmUp(List.of())).isCompleted();
@@ -593,40 +605,152 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
-	void enforcesItsShareOfTheLimitLocallyForTheFleetItLastHeardOf() {
+	void fallsBackOnItsShareOfWhatRedisLastSaidWasLeftUntilRedisSaidTheKeyWouldBeFull() {
+		// a fleet of three; Redis said 8 of 10 were left, the window ending in a minute
 		List<Boolean> up = new CopyOnWriteArrayList<>(List.of(true));
-		StubExecutor redis = new StubExecutor((call) -> up.get(0) ? reply(3, 1_764_000_000, 0, 0, 0)
-				: CompletableFuture.failedFuture(new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE,
-						"refused", null)));
-		ManualTimeSource clock = new ManualTimeSource(0);
-		RedisRateLimitStore store = builder(redis).timeSource(clock).build();
-		assertThat(store.warmUp().orElseThrow().warmUp(List.of())).isCompleted();
-		up.set(0, false);
+		RedisRateLimitStore store = fleetOfThree(up, 8);
 		RateLimitPolicy tenPerMinute = RateLimitPolicy.of("ten", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
-		int allowed = 0;
-		for (int i = 0; i < 20; i++) {
-			allowed += store.limiter(tenPerMinute).decide("k").allowed() ? 1 : 0;
-		}
-		assertThat(allowed).isEqualTo(4);
+		assertThat(store.limiter(tenPerMinute).decide("k").remaining()).isEqualTo(8);
+		up.set(0, false);
+		// ceil(8 / 3) = 3, not a fresh share of ceil(10 / 3) = 4, on top of what Redis admitted
+		assertThat(allowed(store.limiter(tenPerMinute), "k", 20)).isEqualTo(3);
+		assertThat(store.limiter(tenPerMinute).decide("k")).satisfies((denied) -> {
+			assertThat(denied.remaining()).isZero();
+			assertThat(denied.retryAfterNanos()).isPositive().isLessThanOrEqualTo(Duration.ofMinutes(1).toNanos());
+		});
+		// a key Redis never answered for: one request per window
+		assertThat(allowed(store.limiter(tenPerMinute), "other", 20)).isEqualTo(1);
+		this.clock.advance(Duration.ofMinutes(1));
+		// what Redis said no longer holds: the key is as unknown as any
+		assertThat(allowed(store.limiter(tenPerMinute), "k", 20)).isEqualTo(1);
+	}
+
+	@Test
+	void tellsRedisWhatItAdmittedWithoutItBeforeRedisDecidesTheKeyAgain() {
+		// a Redis that counts: 10 per minute, for a fleet of three
+		List<Boolean> up = new CopyOnWriteArrayList<>(List.of(true));
+		AtomicLong left = new AtomicLong(10);
+		RedisRateLimitStore store = builder(new StubExecutor((call) -> {
+			if (!up.get(0)) {
+				return CompletableFuture.failedFuture(
+						new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE, "refused", null));
+			}
+			if (call.sha1.equals(RedisScripts.get().fleet().sha1())) {
+				return reply(3, 1_764_000_000, 0, 0, 0, 0);
+			}
+			long cost = Long.parseLong(call.args.get(3));
+			boolean allowed = left.get() >= cost;
+			return reply(allowed ? 1 : 0, allowed ? left.addAndGet(-cost) : left.get(), 0, 60_000_000, 0, 0, 0, 0, 7);
+		})).timeSource(this.clock).build();
+		assertThat(store.warmUp().orElseThrow().warmUp(List.of())).isCompleted();
+		RateLimitPolicy tenPerMinute = RateLimitPolicy.of("ten", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
+		assertThat(store.limiter(tenPerMinute).decide("k").remaining()).isEqualTo(9);
+		up.set(0, false);
+		// ceil(9 / 3) = 3 of what Redis said was left
+		assertThat(allowed(store.limiter(tenPerMinute), "k", 20)).isEqualTo(3);
+		up.set(0, true);
+		// Redis is told of the 3 first, then decides: 9 - 3 - 1 left
+		assertThat(store.limiter(tenPerMinute).decide("k").remaining()).isEqualTo(5);
+		assertThat(left).hasValue(5);
+		up.set(0, false);
+		// ceil(5 / 3) = 2 of what Redis said, but this instance's share of the window, ceil(10 / 3) = 4, had 1 left
+		assertThat(allowed(store.limiter(tenPerMinute), "k", 20)).isEqualTo(1);
 	}
 
 	@Test
 	void takesEveryCostOfAPolicyFromOneLocalShareWhileRedisFails() {
 		List<Boolean> up = new CopyOnWriteArrayList<>(List.of(true));
-		StubExecutor redis = new StubExecutor((call) -> up.get(0) ? reply(3, 1_764_000_000, 0, 0, 0)
-				: CompletableFuture.failedFuture(new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE,
-						"refused", null)));
-		ManualTimeSource clock = new ManualTimeSource(0);
-		RedisRateLimitStore store = builder(redis).timeSource(clock).build();
-		assertThat(store.warmUp().orElseThrow().warmUp(List.of())).isCompleted();
+		RedisRateLimitStore store = fleetOfThree(up, 11);
+		RateLimitPolicy twelve = RateLimitPolicy.of("twelve", Algorithm.FIXED_WINDOW, 12, Duration.ofMinutes(1));
+		store.limiter(twelve).decide("k");
+		store.limiter(twelve).decide("other");
 		up.set(0, false);
+		// a share of 4, and 4 of the 11 left: a request of 5 takes all of it, and leaves nothing to a request of 1
+		assertThat(store.limiter(twelve.withCost(5)).decide("k").allowed()).isTrue();
+		assertThat(store.limiter(twelve).decide("k").allowed()).isFalse();
+		assertThat(store.limiter(twelve.withCost(2)).decide("other").allowed()).isTrue();
+		assertThat(store.limiter(twelve).decide("other").allowed()).isTrue();
+		assertThat(store.limiter(twelve.withCost(2)).decide("other").allowed()).isFalse();
+	}
+
+	@Test
+	void givesItsPartOfWhatRedisSaidBackWhenAnotherLimitOfTheStackDenies() {
+		List<Boolean> up = new CopyOnWriteArrayList<>(List.of(true));
+		RedisRateLimitStore store = fleetOfThree(up, 8);
+		RateLimitPolicy perMinute = RateLimitPolicy.of("minute", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
+		RateLimitPolicy perHour = RateLimitPolicy.of("hour", Algorithm.FIXED_WINDOW, 10, Duration.ofHours(1));
+		store.limiter(perMinute).decide("k");
+		up.set(0, false);
+		// the hour is unknown, one request; the minute's part of 3 loses nothing to the requests the hour denies
+		assertThat(store.decideAll("k", List.of(perMinute, perHour))).extracting(Decision::allowed)
+			.containsExactly(true, true);
+		for (int i = 0; i < 5; i++) {
+			assertThat(store.decideAll("k", List.of(perMinute, perHour))).extracting(Decision::allowed)
+				.containsExactly(false, false);
+		}
+		assertThat(allowed(store.limiter(perMinute), "k", 20)).isEqualTo(2);
+	}
+
+	@Test
+	void tellsRedisWhatItAdmittedWithoutItOnceRedisAnswersAgain() {
+		List<Boolean> up = new CopyOnWriteArrayList<>(List.of(true));
+		ManualScheduler scheduler = new ManualScheduler(new ManualTimeSource(0));
+		RedisRateLimitStore store = fleetOfThree(up, 8, scheduler);
 		RateLimitPolicy tenPerMinute = RateLimitPolicy.of("ten", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
-		// a share of 4: a request of 5 takes all of it, and leaves nothing to a request of 1
-		assertThat(store.limiter(tenPerMinute.withCost(5)).decide("k").allowed()).isTrue();
-		assertThat(store.limiter(tenPerMinute).decide("k").allowed()).isFalse();
-		assertThat(store.limiter(tenPerMinute.withCost(2)).decide("other").allowed()).isTrue();
-		assertThat(store.limiter(tenPerMinute).decide("other").allowed()).isTrue();
-		assertThat(store.limiter(tenPerMinute.withCost(2)).decide("other").allowed()).isFalse();
+		store.limiter(tenPerMinute).decide("k");
+		up.set(0, false);
+		assertThat(allowed(store.limiter(tenPerMinute), "k", 2)).isEqualTo(2);
+		assertThat(allowed(store.limiter(tenPerMinute), "other", 2)).isEqualTo(1);
+		up.set(0, true);
+		List<Call> before = decisionCalls();
+		store.limiter(tenPerMinute).decide("third");
+		scheduler.advance(Duration.ZERO);
+		// one decision each, of the permits admitted without Redis, so that every instance counts them
+		assertThat(decisionCalls()).hasSize(before.size() + 3)
+			.filteredOn((call) -> !before.contains(call) && !call.keys().get(0).contains("{third}"))
+			.extracting((call) -> call.keys().get(0).replaceAll(".*\\{(.*)}.*", "$1"), (call) -> call.args().get(3))
+			.containsExactlyInAnyOrder(tuple("k", "2"), tuple("other", "1"));
+		// told once: the next reply starts no other round
+		store.limiter(tenPerMinute).decide("fourth");
+		scheduler.advance(Duration.ZERO);
+		assertThat(decisionCalls()).hasSize(before.size() + 4);
+	}
+
+	/** The decision calls the last {@link #fleetOfThree} store sent. */
+	private List<Call> decisionCalls() {
+		return this.redis.calls.stream()
+			.filter((call) -> !call.sha1().equals(RedisScripts.get().fleet().sha1()))
+			.toList();
+	}
+
+	/**
+	 * A store on a Redis that counts three instances and answers every decision while {@code up} with
+	 * {@code remaining} permits left and the key full again in a minute, and is unreachable otherwise.
+	 */
+	private RedisRateLimitStore fleetOfThree(List<Boolean> up, long remaining) {
+		return fleetOfThree(up, remaining, new ManualScheduler(new ManualTimeSource(0)));
+	}
+
+	private RedisRateLimitStore fleetOfThree(List<Boolean> up, long remaining, ManualScheduler scheduler) {
+		this.redis = new StubExecutor((call) -> !up.get(0)
+				? CompletableFuture.failedFuture(new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE,
+						"refused", null))
+				: call.sha1.equals(RedisScripts.get().fleet().sha1()) ? reply(3, 1_764_000_000, 0, 0, 0, 0)
+						: reply(1, remaining, 0, 60_000_000, 0, 0, 0, 0, 7));
+		RedisRateLimitStore store = RedisRateLimitStore.builder(this.redis)
+			.scheduler(scheduler)
+			.timeSource(this.clock)
+			.build();
+		assertThat(store.warmUp().orElseThrow().warmUp(List.of())).isCompleted();
+		return store;
+	}
+
+	private static int allowed(RateLimiter limiter, String key, int requests) {
+		int allowed = 0;
+		for (int i = 0; i < requests; i++) {
+			allowed += limiter.decide(key).allowed() ? 1 : 0;
+		}
+		return allowed;
 	}
 
 	@Test

@@ -205,8 +205,13 @@ public final class FleetScenario implements AutoCloseable {
 		return policy.algorithm() + " " + policy.limit() + "/" + policy.window();
 	}
 
-	/** What the reference admits when all the requests arrive at one instant. */
-	static long referenceAllowed(List<RateLimitPolicy> stack, int requests) {
+	/**
+	 * What the reference admits when all the requests arrive at one instant.
+	 * @param stack the policies, decided together when there are several
+	 * @param requests how many requests arrive
+	 * @return how many the reference admits
+	 */
+	public static long referenceAllowed(List<RateLimitPolicy> stack, int requests) {
 		InMemoryRateLimitStore reference = InMemoryRateLimitStore.builder()
 			.timeSource(new ManualTimeSource(TimeUnit.SECONDS.toNanos(1)))
 			.build();

@@ -25,7 +25,7 @@ record JedisPoolSize(int size, @Nullable String warning) {
 
 	/** What happens once every connection is in use, for the warnings. */
 	private static final String CONSEQUENCE = "a decision that finds every connection in use waits up to "
-			+ "ratelimit.redis.timeout for one, then the failure policy decides";
+			+ "ratelimit.redis.max-wait for one, then the failure policy decides";
 
 	static JedisPoolSize of(RateLimitProperties.Redis redis, Environment environment,
 			JedisConnectionFactory connectionFactory, @Nullable ClassLoader classLoader) {

@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -188,12 +189,12 @@ public final class RateLimitAutoConfiguration {
 			JedisPoolSize pool = JedisPoolSize.of(redis, environment, jedis, classLoader);
 			JedisScriptExecutor executor;
 			try {
-				executor = new JedisScriptExecutor(jedis, redis.getTimeout(), pool.size());
+				executor = new JedisScriptExecutor(jedis, maxWait(redis), pool.size());
 			}
 			catch (IllegalArgumentException | NullPointerException ex) {
 				// the executor checks both; its message names the argument at fault
 				String property = String.valueOf(ex.getMessage()).startsWith("poolSize") ? JedisPoolSize.PROPERTY
-						: "ratelimit.redis.timeout";
+						: (redis.getMaxWait() != null) ? "ratelimit.redis.max-wait" : "ratelimit.redis.timeout";
 				throw invalid(property, ex);
 			}
 			if (pool.warning() != null) {
@@ -215,8 +216,13 @@ public final class RateLimitAutoConfiguration {
 				.cluster(cluster(connectionFactory.getIfUnique()));
 			configured("ratelimit.redis.key-prefix", () -> builder.keyPrefix(redis.getKeyPrefix()));
 			configured("ratelimit.redis.timeout", () -> builder.timeout(redis.getTimeout()));
+			Duration maxWait = redis.getMaxWait();
+			if (maxWait != null) {
+				configured("ratelimit.redis.max-wait", () -> builder.maxWait(maxWait));
+			}
 			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
-			return builder.build();
+			// a maximum wait shorter than the timeout is refused when the store is built
+			return configured("ratelimit.redis.max-wait", builder::build);
 		}
 
 		/**
@@ -246,6 +252,12 @@ public final class RateLimitAutoConfiguration {
 									+ "application, or define a RedisScriptExecutor bean that does not block.");
 				}
 			});
+		}
+
+		/** How long a request waits for Redis' reply: the property, or the store's default for the timeout. */
+		private static Duration maxWait(RateLimitProperties.Redis redis) {
+			Duration maxWait = redis.getMaxWait();
+			return (maxWait != null) ? maxWait : RedisRateLimitStore.defaultMaxWait(redis.getTimeout());
 		}
 
 		/** Whether the application's connection reaches a Redis Cluster, where a stack over several keys spans slots. */

@@ -204,10 +204,19 @@ public class RateLimitProperties {
 		private String keyPrefix = "ratelimit:";
 
 		/**
-		 * Longest wait for Redis before the failure policy decides instead. On Jedis, it bounds each wait of a
-		 * call: for a connection, then for the reply.
+		 * How long Redis may take to answer before a call counts as a failure: after three such calls in a row,
+		 * the store declares an outage and every new request takes the failure policy without waiting, until
+		 * Redis answers again. A request whose call is under way still waits up to max-wait.
 		 */
 		private Duration timeout = Duration.ofMillis(100);
+
+		/**
+		 * Longest wait of a request for Redis' reply before the failure policy decides it instead, so that a
+		 * Redis slow for a moment (a pause, a busy core, a cold client) costs time, not exactness. By default 500
+		 * ms, or the timeout if longer. On Jedis, it bounds each wait of a call: for a connection, then for the
+		 * reply.
+		 */
+		private @Nullable Duration maxWait;
 
 		/**
 		 * What decides while Redis fails or does not answer in time: an in-memory store of this instance
@@ -217,7 +226,7 @@ public class RateLimitProperties {
 
 		/**
 		 * Connections of the Jedis executor's pool, hence decisions in Redis at once; a decision that finds
-		 * none free within the timeout falls to the failure policy. By default, the servlet container's most
+		 * none free within max-wait falls to the failure policy. By default, the servlet container's most
 		 * request threads (server.tomcat.threads.max or server.jetty.threads.max), or the application's Jedis
 		 * pool size if larger.
 		 */
@@ -244,6 +253,14 @@ public class RateLimitProperties {
 
 		public void setTimeout(Duration timeout) {
 			this.timeout = timeout;
+		}
+
+		public @Nullable Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(@Nullable Duration maxWait) {
+			this.maxWait = maxWait;
 		}
 
 		public FailurePolicy getFailurePolicy() {

@@ -78,7 +78,7 @@ class JedisPoolSizeTests {
 		assertThat(pool.warning()).isEqualTo("The rate limiter's Jedis pool holds 16 connections "
 				+ "(ratelimit.redis.pool-size), but Tomcat runs up to 200 requests at once "
 				+ "(server.tomcat.threads.max): beyond 16 concurrent decisions, a decision that finds every "
-				+ "connection in use waits up to ratelimit.redis.timeout for one, then the failure policy decides. "
+				+ "connection in use waits up to ratelimit.redis.max-wait for one, then the failure policy decides. "
 				+ "Set ratelimit.redis.pool-size to 200 or more.");
 	}
 

@@ -106,7 +106,7 @@ class ObservedDecisionsTests {
 		List<Object> current = new CopyOnWriteArrayList<>();
 		RedisScriptExecutor redis = (sha1, script, keys, args) -> {
 			if (keys.get(0).contains("{%fleet}")) {
-				return CompletableFuture.completedFuture(List.of(1L, 1_764_000_000L, 0L, 0L, 0L));
+				return CompletableFuture.completedFuture(List.of(1L, 1_764_000_000L, 0L, 0L, 0L, 0L));
 			}
 			ObservationView observation = this.registry.getCurrentObservation();
 			current.add((observation != null) ? observation.getContextView() : "none");

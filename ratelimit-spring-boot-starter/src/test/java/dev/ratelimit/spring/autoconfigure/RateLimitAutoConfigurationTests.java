@@ -139,7 +139,7 @@ class RateLimitAutoConfigurationTests {
 		AtomicBoolean reachable = new AtomicBoolean();
 		this.runner.withBean(RedisScriptExecutor.class, () -> (sha1, script, keys, args) -> reachable.get()
 				? CompletableFuture.completedFuture(keys.get(0).contains("{%fleet}")
-						? List.of(3L, 1_764_000_000L, 0L, 0L, 0L) : List.of(1L, 0L, 0L, 1L, 0L, 0L, 0L, 0L, 0L))
+						? List.of(3L, 1_764_000_000L, 0L, 0L, 0L, 0L) : List.of(1L, 0L, 0L, 1L, 0L, 0L, 0L, 0L, 0L))
 				: CompletableFuture.failedFuture(
 						new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE, "refused", null)))
 			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.failure-policy=allow")
@@ -171,7 +171,7 @@ class RateLimitAutoConfigurationTests {
 		AtomicInteger decisionCalls = new AtomicInteger();
 		this.runner.withBean(RedisScriptExecutor.class, () -> (sha1, script, keys, args) -> {
 			if (keys.size() == 1 && keys.get(0).endsWith("fleet")) {
-				return CompletableFuture.completedFuture(List.of(1L, 1_764_000_000L, 0L, 0L, 0L));
+				return CompletableFuture.completedFuture(List.of(1L, 1_764_000_000L, 0L, 0L, 0L, 0L));
 			}
 			decisionCalls.incrementAndGet();
 			// denied, nothing left, for a minute
@@ -227,6 +227,20 @@ class RateLimitAutoConfigurationTests {
 				.rootCause()
 				.isInstanceOf(RateLimitConfigurationException.class)
 				.hasMessage("Invalid ratelimit.redis.timeout: timeout must be positive, was PT0S"));
+	}
+
+	@Test
+	void failsClearlyOnAMaximumWaitShorterThanTheTimeout() {
+		this.runner.withBean(RedisScriptExecutor.class, () -> (sha1, script, keys, args) -> {
+			throw new UnsupportedOperationException();
+		})
+			.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.timeout=200ms",
+					"ratelimit.redis.max-wait=100ms")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.hasMessage("Invalid ratelimit.redis.max-wait: maxWait must be no shorter than the timeout (PT0.2S), "
+						+ "was PT0.1S"));
 	}
 
 	@Test

@@ -40,7 +40,7 @@ class RateLimitHealthIndicatorTests {
 	/** Answers every call when reachable, else cannot connect: the store switches to its failure policy at once. */
 	private final RedisScriptExecutor redis = (sha1, script, keys, args) -> this.reachable.get()
 			? CompletableFuture.completedFuture(keys.get(0).contains("{%fleet}")
-					? List.of(2L, 1_764_000_000L, 0L, 0L, 0L) : List.of(1L, 0L, 0L, 1L, 0L, 0L, 0L, 0L, 0L))
+					? List.of(2L, 1_764_000_000L, 0L, 0L, 0L, 0L) : List.of(1L, 0L, 0L, 1L, 0L, 0L, 0L, 0L, 0L))
 			: CompletableFuture.failedFuture(
 					new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE, "refused", null));
 

@@ -1,0 +1,85 @@
+package dev.ratelimit.core.redis;
+
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+
+/**
+ * Tells Redis, once it answers again, what the failure policy admitted on this instance meanwhile, which Redis
+ * never heard of: for each key owed, one decision of the permits admitted (or of what is left, if fewer), so that
+ * Redis counts them for every instance of the fleet and does not hand the whole limit out again once it is back.
+ * It runs on the store's scheduler, {@value #KEYS_PER_ROUND} keys at a time, from the first reply within the
+ * timeout after the failure policy admitted something; a key whose call fails is owed again.
+ */
+final class Settlement {
+
+	/** How many keys one round tells Redis of, so that a round never holds the scheduler long. */
+	static final int KEYS_PER_ROUND = 100;
+
+	private final KnownStates known;
+
+	private final PolicyTransitions transitions;
+
+	private final DecisionCalls calls;
+
+	private final Executor executor;
+
+	private final AtomicBoolean running = new AtomicBoolean();
+
+	Settlement(KnownStates known, PolicyTransitions transitions, DecisionCalls calls, Executor executor) {
+		this.known = known;
+		this.transitions = transitions;
+		this.calls = calls;
+		this.executor = executor;
+	}
+
+	/** Redis answered in time: a round starts if something is owed and no round is under way. */
+	void settle() {
+		if (!this.known.owing() || !this.running.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			this.executor.execute(this::round);
+		}
+		catch (RejectedExecutionException ex) {
+			// the store is closing
+			this.running.set(false);
+		}
+	}
+
+	private void round() {
+		try {
+			for (KnownStates.Known owed : this.known.owed(KEYS_PER_ROUND)) {
+				long permits = owed.claim(this.known.now());
+				if (permits > 0) {
+					boolean told = false;
+					try {
+						tell(owed, permits);
+						told = true;
+					}
+					finally {
+						this.known.settled(owed, permits, told);
+					}
+				}
+			}
+		}
+		catch (ScriptCaller.CallFailure failure) {
+			// owed again, and told from the next reply in time
+		}
+		finally {
+			this.running.set(false);
+		}
+	}
+
+	/** Takes {@code permits} from the key in Redis, or what is left if fewer, which is all Redis can count. */
+	private void tell(KnownStates.Known owed, long permits) throws ScriptCaller.CallFailure {
+		List<RedisLimiter> limiter = List.of(this.transitions.limiter(PolicyTransitions.base(owed.policy)));
+		List<String> client = List.of(RedisKeys.escape(owed.key));
+		long sent = this.calls.now();
+		ScriptCaller.done(this.calls.carryOver(client, limiter, sent, true));
+		ScriptCaller.done(this.calls.charge(client.get(0), limiter.get(0), permits, sent, true));
+	}
+
+}
