@@ -21,10 +21,10 @@ import org.springframework.data.redis.connection.Subscription;
  * The subscription of the Redis store to its {@link RedisRateLimitStore#fleetChannel() fleet's channel}, so that a
  * reset or a runtime change made on another instance applies here at once rather than at the next heartbeat: each
  * message goes to {@link RedisRateLimitStore#receive}, on a thread of its own, since acting upon a change reads it
- * from Redis, which the client's I/O thread that delivered the message could not answer meanwhile. It subscribes on a thread of its own, on a connection of the
- * application's connection factory: a Redis that is down when the application starts delays it, and never fails the
- * start, since the heartbeat acts upon resets and changes within about a second anyway, so a message lost while the
- * subscription was down costs that second.
+ * from Redis, which the client's I/O thread that delivered the message could not answer meanwhile. It subscribes on
+ * a thread of its own, on a connection of the application's connection factory: a Redis that is down when the
+ * application starts delays it, and never fails the start, since the heartbeat acts upon resets and changes within
+ * about a second anyway, so a message lost while the subscription was down costs that second.
  * <p>
  * On Lettuce the subscription returns at once and the client keeps it, subscribing again after each reconnection. On
  * Jedis it holds the thread until the connection breaks; the thread then subscribes again every {@link #RETRY} until
