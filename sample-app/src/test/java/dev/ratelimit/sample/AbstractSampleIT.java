@@ -675,21 +675,13 @@ abstract class AbstractSampleIT {
 			.exchange();
 	}
 
-	private RestTestClient.ResponseSpec admin(HttpMethod method, String path, Map<String, Object> body) {
+	/** An admin's request with a JSON body: a map, or the JSON as written. */
+	private RestTestClient.ResponseSpec admin(HttpMethod method, String path, Object body) {
 		return this.client.method(method)
 			.uri(path)
 			.headers((headers) -> headers.setBasicAuth("admin", "admin-password"))
 			.contentType(MediaType.APPLICATION_JSON)
 			.body(body)
-			.exchange();
-	}
-
-	private RestTestClient.ResponseSpec admin(HttpMethod method, String path, String json) {
-		return this.client.method(method)
-			.uri(path)
-			.headers((headers) -> headers.setBasicAuth("admin", "admin-password"))
-			.contentType(MediaType.APPLICATION_JSON)
-			.body(json)
 			.exchange();
 	}
 

@@ -44,11 +44,7 @@ class FleetMessagesIT {
 	@Test
 	void forgetsTheLocalDenialsOfAKeyResetElsewhereAsSoonAsItHearsOfIt(TestRedis redis) throws Exception {
 		String prefix = "fleet-messages:" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36) + ":";
-		URI uri = URI.create(redis.uri());
-		LettuceConnectionFactory connections = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
-		connections.afterPropertiesSet();
-		connections.start();
+		LettuceConnectionFactory connections = connections(redis);
 		RedisRateLimitStore resetting = store(redis, prefix);
 		RedisRateLimitStore denying = store(redis, prefix);
 		FleetSubscription subscription = new FleetSubscription(connections, denying);
@@ -74,11 +70,7 @@ class FleetMessagesIT {
 	@Test
 	void readsAChangeAnnouncedElsewhereOffTheClientsThreadAsSoonAsItHearsOfIt(TestRedis redis) throws Exception {
 		String prefix = "fleet-changes:" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36) + ":";
-		URI uri = URI.create(redis.uri());
-		LettuceConnectionFactory connections = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
-		connections.afterPropertiesSet();
-		connections.start();
+		LettuceConnectionFactory connections = connections(redis);
 		RedisRateLimitStore changing = store(redis, prefix);
 		RedisRateLimitStore listening = store(redis, prefix);
 		List<String> read = new CopyOnWriteArrayList<>();
@@ -105,11 +97,7 @@ class FleetMessagesIT {
 
 	@Test
 	void stopsWhileSubscribingWithoutAnError(TestRedis redis, CapturedOutput output) {
-		URI uri = URI.create(redis.uri());
-		LettuceConnectionFactory connections = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
-		connections.afterPropertiesSet();
-		connections.start();
+		LettuceConnectionFactory connections = connections(redis);
 		RedisRateLimitStore store = store(redis, "fleet-stop:");
 		try {
 			// an application closed as it starts stops its subscription at any point of its opening: 0 to 10 ms in
@@ -128,6 +116,16 @@ class FleetMessagesIT {
 			store.close();
 			connections.destroy();
 		}
+	}
+
+	/** The application's connection factory, started. */
+	private static LettuceConnectionFactory connections(TestRedis redis) {
+		URI uri = URI.create(redis.uri());
+		LettuceConnectionFactory connections = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+		connections.afterPropertiesSet();
+		connections.start();
+		return connections;
 	}
 
 	private static RedisRateLimitStore store(TestRedis redis, String prefix) {
