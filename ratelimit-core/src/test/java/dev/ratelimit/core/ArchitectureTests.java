@@ -51,7 +51,7 @@ class ArchitectureTests {
 		noClasses().that()
 			.resideInAPackage("dev.ratelimit.core.redis..")
 			.and()
-			.doNotHaveSimpleName("RedisRateLimitStore")
+			.doNotHaveSimpleName("Fallback")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("dev.ratelimit.core.memory..")
