@@ -1,18 +1,7 @@
 package dev.ratelimit.core.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
@@ -27,277 +16,43 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.testing.FleetScenario;
 import dev.ratelimit.core.testing.LettuceScriptExecutor;
-import dev.ratelimit.core.testing.LogRecorder;
-import dev.ratelimit.core.testing.RedisServerProcess;
-import dev.ratelimit.core.testing.TestRedis;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import dev.ratelimit.core.testing.StressScenario;
 
 /**
- * A fleet of three stores, each on a Lettuce client of its own, on one real {@code redis-server} of the test's
- * own, under what a fleet meets besides a healthy Redis: 300 requests for one key of a limit of 100 per hour,
- * sent by 60 threads released at once, round-robin over the three, while Redis stalls for 200 ms
- * ({@code CLIENT PAUSE}), while the host is busy and the clients are new, while Redis hangs ({@code SIGSTOP}) for
- * a second, or is killed; the thread whose decision is the {@value #FAULT_AT}th breaks Redis while the others go
- * on. Through a stall or a busy host the fleet admits at most what one store admits alone plus one request per
- * other instance; without a fault, exactly what one store admits, all of it decided by Redis. When Redis stops
- * answering with calls in flight, it admits at most what Redis admitted plus the fleet's shares, and in practice
- * far less (see {@code docs/redis.md}).
+ * The {@link StressScenario fleet under stress}, each instance on a plain Lettuce client of its own: every fault,
+ * every algorithm.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class RedisFleetStressIT {
 
-	private static final int INSTANCES = 3;
-
-	private static final int REQUESTS = 300;
-
-	private static final int THREADS = 60;
-
-	private static final long LIMIT = 100;
-
-	/** After how many decisions Redis breaks: well before the limit is reached. */
-	private static final int FAULT_AT = 30;
-
-	/** Far longer than any burst may take: the bound only makes a hung request fail the test. */
-	private static final long BOUND_SECONDS = 60;
-
-	private static final String RUN = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
-
-	private final AtomicInteger fleets = new AtomicInteger();
-
-	private final ExecutorService threads = Executors.newCachedThreadPool((task) -> {
-		Thread thread = new Thread(task, "stress");
-		thread.setDaemon(true);
-		return thread;
-	});
-
-	private RedisServerProcess server;
-
-	private List<LettuceScriptExecutor> clients = List.of();
-
-	/** What a fleet meets, a third into the burst unless said otherwise. */
-	enum Fault {
-
-		/** Nothing: every reply comes in time. */
-		NONE(5, false),
-
-		/** {@code CLIENT PAUSE 200 WRITE}: every script waits 200 ms, shorter than the maximum wait. */
-		STALL(10, false),
-
-		/** From the start, new clients and as many busy threads as the host has cores, twice over. */
-		BUSY_HOST(5, false),
-
-		/** {@code SIGSTOP} for a second, longer than the maximum wait. */
-		HUNG(3, true),
-
-		/** {@code SIGKILL}, restarted only after the burst. */
-		KILLED(3, true);
-
-		final int repetitions;
-
-		/** Whether Redis stops answering for longer than the maximum wait, with calls in flight. */
-		final boolean outage;
-
-		Fault(int repetitions, boolean outage) {
-			this.repetitions = repetitions;
-			this.outage = outage;
-		}
-
-	}
+	private StressScenario scenario;
 
 	@BeforeAll
 	void startRedis() {
-		if (!RedisServerProcess.isAvailable()) {
-			TestRedis.skipOrFail("there is no redis-server on the PATH to break");
-		}
-		this.server = RedisServerProcess.start();
-		this.clients = openClients();
+		this.scenario = new StressScenario((server) -> {
+			LettuceScriptExecutor executor = LettuceScriptExecutor.standalone(server.uri());
+			return new FleetScenario.Client(executor, executor);
+		});
 	}
 
 	@AfterAll
 	void stopRedis() {
-		this.threads.shutdownNow();
-		this.clients.forEach(LettuceScriptExecutor::close);
-		if (this.server != null) {
-			this.server.close();
+		if (this.scenario != null) {
+			this.scenario.close();
 		}
 	}
 
-	Stream<Arguments> cases() {
-		return Stream.of(Fault.values())
+	static Stream<Arguments> cases() {
+		return Stream.of(StressScenario.Fault.values())
 			.flatMap((fault) -> Stream.of(Algorithm.values()).map((algorithm) -> Arguments.of(fault, algorithm)));
 	}
 
 	@ParameterizedTest(name = "{0}, {1}")
 	@MethodSource("cases")
-	void admitsAtMostTheLimitAndOneRequestPerOtherInstance(Fault fault, Algorithm algorithm) throws Exception {
-		RateLimitPolicy policy = RateLimitPolicy.of("stress", algorithm, LIMIT, Duration.ofHours(1));
-		long alone = FleetScenario.referenceAllowed(List.of(policy), REQUESTS);
-		List<Outcome> outcomes = new ArrayList<>();
-		try (LogRecorder log = LogRecorder.record(RedisRateLimitStore.class.getName())) {
-			for (int repetition = 0; repetition < fault.repetitions; repetition++) {
-				outcomes.add(burst(fault, policy));
-			}
-		}
-		System.out.println("Fleet of " + INSTANCES + " under " + fault + ", " + algorithm + " " + LIMIT
-				+ " per hour, " + REQUESTS + " requests: allowed " + outcomes.stream().map(Outcome::allowed).toList()
-				+ " (one store alone " + alone + ")"
-				+ ", by the failure policy " + outcomes.stream().map(Outcome::byFailurePolicy).toList()
-				+ ", slowest (ms) " + outcomes.stream().map(Outcome::slowestMillis).toList());
-		// a Redis that dies with calls in flight and answers again within the window: what it admitted, and at
-		// most the fleet's shares besides, which each instance starts from what Redis last told it
-		long bound = fault.outage ? 2 * alone + INSTANCES - 1 : alone + INSTANCES - 1;
-		assertThat(outcomes).allSatisfy((outcome) -> assertThat(outcome.allowed()).as("allowed")
-			.isLessThanOrEqualTo(bound));
-		if (fault == Fault.NONE) {
-			assertThat(outcomes).allSatisfy((outcome) -> {
-				assertThat(outcome.allowed()).as("allowed").isEqualTo(alone);
-				assertThat(outcome.byFailurePolicy()).as("decided by the failure policy").isZero();
-			});
-		}
-	}
-
-	private Outcome burst(Fault fault, RateLimitPolicy policy) throws Exception {
-		List<LettuceScriptExecutor> executors = (fault == Fault.BUSY_HOST) ? openClients() : this.clients;
-		AtomicInteger byFailurePolicy = new AtomicInteger();
-		String prefix = "stress:" + RUN + ":" + this.fleets.incrementAndGet() + ":";
-		List<RedisRateLimitStore> stores = executors.stream()
-			.map((executor) -> RedisRateLimitStore.builder(executor)
-				.keyPrefix(prefix)
-				.onFailure((policies, cause) -> byFailurePolicy.incrementAndGet())
-				.build())
-			.toList();
-		AtomicBoolean busy = new AtomicBoolean(fault == Fault.BUSY_HOST);
-		try {
-			if (fault == Fault.BUSY_HOST) {
-				for (int i = 0; i < 2 * Runtime.getRuntime().availableProcessors(); i++) {
-					this.threads.execute(() -> spin(busy));
-				}
-			}
-			for (RedisRateLimitStore store : stores) {
-				warmUp(store, policy);
-			}
-			return send(fault, stores, policy, byFailurePolicy);
-		}
-		finally {
-			busy.set(false);
-			stores.forEach(RedisRateLimitStore::close);
-			if (fault == Fault.BUSY_HOST) {
-				executors.forEach(LettuceScriptExecutor::close);
-			}
-			if (fault == Fault.KILLED) {
-				this.server.restart();
-			}
-		}
-	}
-
-	/** Warms the store up as the starter does, once its client has reconnected after a restart of Redis. */
-	private static void warmUp(RedisRateLimitStore store, RateLimitPolicy policy) throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
-		while (true) {
-			try {
-				store.warmUp().orElseThrow().warmUp(List.of(List.of(policy))).toCompletableFuture()
-					.get(BOUND_SECONDS, TimeUnit.SECONDS);
-				return;
-			}
-			catch (ExecutionException | TimeoutException ex) {
-				if (System.nanoTime() - deadline > 0) {
-					throw new IllegalStateException("Redis did not answer the warm-up", ex);
-				}
-				Thread.sleep(50);
-			}
-		}
-	}
-
-	private Outcome send(Fault fault, List<RedisRateLimitStore> stores, RateLimitPolicy policy,
-			AtomicInteger byFailurePolicy) throws Exception {
-		CountDownLatch ready = new CountDownLatch(THREADS);
-		CountDownLatch go = new CountDownLatch(1);
-		AtomicInteger decided = new AtomicInteger();
-		List<Future<long[]>> senders = new ArrayList<>();
-		for (int thread = 0; thread < THREADS; thread++) {
-			int first = thread;
-			senders.add(this.threads.submit(() -> {
-				ready.countDown();
-				go.await();
-				long allowed = 0;
-				long slowest = 0;
-				for (int request = first; request < REQUESTS; request += THREADS) {
-					long started = System.nanoTime();
-					allowed += stores.get(request % INSTANCES).limiter(policy).decide("hot").allowed() ? 1 : 0;
-					slowest = Math.max(slowest, System.nanoTime() - started);
-					if (decided.incrementAndGet() == FAULT_AT) {
-						breakRedis(fault);
-					}
-				}
-				return new long[] { allowed, slowest };
-			}));
-		}
-		if (!ready.await(BOUND_SECONDS, TimeUnit.SECONDS)) {
-			throw new IllegalStateException("The request threads did not start within " + BOUND_SECONDS + " s");
-		}
-		go.countDown();
-		long allowed = 0;
-		long slowest = 0;
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
-		try {
-			for (Future<long[]> sender : senders) {
-				long[] sent = sender.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-				allowed += sent[0];
-				slowest = Math.max(slowest, sent[1]);
-			}
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			senders.forEach((sender) -> sender.cancel(true));
-			throw new IllegalStateException("The burst did not complete within " + BOUND_SECONDS + " s", ex);
-		}
-		return new Outcome(allowed, byFailurePolicy.get(), TimeUnit.NANOSECONDS.toMillis(slowest));
-	}
-
-	private void breakRedis(Fault fault) {
-		switch (fault) {
-			case STALL -> this.server.command("CLIENT", "PAUSE", "200", "WRITE");
-			case HUNG -> {
-				this.server.pause();
-				this.threads.execute(() -> {
-					try {
-						Thread.sleep(1000);
-					}
-					catch (InterruptedException ex) {
-						Thread.currentThread().interrupt();
-					}
-					this.server.resume();
-				});
-			}
-			case KILLED -> this.server.kill();
-			case NONE, BUSY_HOST -> {
-			}
-		}
-	}
-
-	private static void spin(AtomicBoolean busy) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
-		long sink = 0;
-		while (busy.get() && System.nanoTime() - deadline < 0) {
-			sink += System.nanoTime() % 7;
-		}
-		if (sink == 42) {
-			Thread.onSpinWait();
-		}
-	}
-
-	/** New clients, after Redis forgot its scripts, so that connections and scripts are both cold. */
-	private List<LettuceScriptExecutor> openClients() {
-		this.server.command("SCRIPT", "FLUSH");
-		List<LettuceScriptExecutor> opened = new ArrayList<>();
-		for (int i = 0; i < INSTANCES; i++) {
-			opened.add(LettuceScriptExecutor.standalone(this.server.uri()));
-		}
-		return opened;
-	}
-
-	private record Outcome(long allowed, long byFailurePolicy, long slowestMillis) {
+	void staysWithinItsBoundsThroughTheFault(StressScenario.Fault fault, Algorithm algorithm) {
+		this.scenario.run(fault,
+				RateLimitPolicy.of("stress", algorithm, StressScenario.LIMIT, Duration.ofHours(1)), "Lettuce");
 	}
 
 }
