@@ -16,7 +16,8 @@ import dev.ratelimit.core.TimeSource;
  * Reports decisions made without Redis without flooding the log, whatever the pattern of failures: at most one
  * stack trace per {@link #STACK_TRACE_PERIOD_NANOS minute}, and at most one line of each kind per
  * {@link #LINE_PERIOD_NANOS ten seconds}: that an outage began, how many decisions the failure policy made and
- * why, how many give-backs failed, that Redis decides again, and that the failure listener threw.
+ * why (at the latest at the first answer in time a period after the last such line), how many give-backs
+ * failed, that Redis decides again, and that the failure listener threw.
  */
 final class FailureLog {
 
@@ -62,6 +63,11 @@ final class FailureLog {
 
 	private boolean anyRecoveryLine;
 
+	/** Whether decisions made without Redis wait for the next count line, the last of them failing with this. */
+	private volatile boolean pending;
+
+	private @Nullable Throwable lastCause;
+
 	/** Whether the last outage line has had its recovery line. */
 	private boolean outageReported;
 
@@ -96,24 +102,49 @@ final class FailureLog {
 		long now = this.ticker.nanoTime();
 		synchronized (this) {
 			this.duringOutage++;
+			this.lastCause = cause;
 			if (this.anyCountLine && now - this.lastCountLine < LINE_PERIOD_NANOS) {
+				this.pending = true;
 				return;
 			}
-			this.anyCountLine = true;
-			this.lastCountLine = now;
-			StringBuilder counts = new StringBuilder();
-			long total = 0;
-			for (ScriptCaller.Kind each : KINDS) {
-				long count = this.unreported.getAndSet(each.ordinal(), 0);
-				if (count > 0) {
-					counts.append((total == 0) ? "" : ", ").append(count).append(' ').append(describe(each));
-					total += count;
-				}
-			}
-			log(Level.WARNING, "Redis did not decide " + total + ((total == 1) ? " request" : " requests")
-					+ " since the last report (" + counts
-					+ "); the " + this.policy + " failure policy decided them. Last failure: " + cause, cause, now);
+			count(now, cause);
 		}
+	}
+
+	/**
+	 * Redis answered a call in time: the decisions the failure policy made since the last count line are counted
+	 * now if a period has passed, rather than at the next failure, which may be long in coming.
+	 */
+	void answered() {
+		if (!this.pending) {
+			return;
+		}
+		long now = this.ticker.nanoTime();
+		synchronized (this) {
+			Throwable cause = this.lastCause;
+			if (this.pending && now - this.lastCountLine >= LINE_PERIOD_NANOS && cause != null) {
+				count(now, cause);
+			}
+		}
+	}
+
+	/** Writes the count line of the decisions made without Redis since the last one. */
+	private void count(long now, Throwable cause) {
+		this.anyCountLine = true;
+		this.lastCountLine = now;
+		this.pending = false;
+		StringBuilder counts = new StringBuilder();
+		long total = 0;
+		for (ScriptCaller.Kind each : KINDS) {
+			long count = this.unreported.getAndSet(each.ordinal(), 0);
+			if (count > 0) {
+				counts.append((total == 0) ? "" : ", ").append(count).append(' ').append(describe(each));
+				total += count;
+			}
+		}
+		log(Level.WARNING, "Redis did not decide " + total + ((total == 1) ? " request" : " requests")
+				+ " since the last report (" + counts
+				+ "); the " + this.policy + " failure policy decided them. Last failure: " + cause, cause, now);
 	}
 
 	synchronized void recovered() {

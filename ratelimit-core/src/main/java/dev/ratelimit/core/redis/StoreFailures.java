@@ -88,6 +88,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 		if (this.detector.succeeded()) {
 			this.log.recovered();
 		}
+		this.log.answered();
 		this.onAnswer.run();
 	}
 

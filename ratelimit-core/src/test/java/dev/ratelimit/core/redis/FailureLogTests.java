@@ -60,6 +60,25 @@ class FailureLogTests {
 	}
 
 	@Test
+	void countsWhatTheFailurePolicyDecidedAtTheFirstAnswerInTimeAPeriodLaterWithoutWaitingForAFailure() {
+		this.log.failed(ScriptCaller.Kind.SLOW, new TimeoutException("late"));
+		this.clock.advance(Duration.ofSeconds(1));
+		this.log.failed(ScriptCaller.Kind.SLOW, new TimeoutException("later"));
+		this.log.failed(ScriptCaller.Kind.SLOW, new TimeoutException("latest"));
+		this.log.answered();
+		assertThat(this.logger.lines).as("within the period of the first line").hasSize(1);
+		this.clock.advance(Duration.ofSeconds(9));
+		this.log.answered();
+		this.log.answered();
+		assertThat(this.logger.lines).extracting((line) -> line.message)
+			.containsExactly(
+					"Redis did not decide 1 request since the last report (1 not answered in time); the LOCAL failure"
+							+ " policy decided them. Last failure: java.util.concurrent.TimeoutException: late",
+					"Redis did not decide 2 requests since the last report (2 not answered in time); the LOCAL failure"
+							+ " policy decided them. Last failure: java.util.concurrent.TimeoutException: latest");
+	}
+
+	@Test
 	void countsTheFailedGiveBacksInOneLineEveryTenSeconds() {
 		for (int i = 0; i < 1_000; i++) {
 			this.log.giveBackFailed(new TimeoutException("late"));
