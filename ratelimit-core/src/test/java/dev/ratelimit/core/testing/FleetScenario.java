@@ -4,15 +4,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 import org.assertj.core.api.SoftAssertions;
@@ -270,51 +269,24 @@ public final class FleetScenario implements AutoCloseable {
 
 	private Outcome burst(int repetition, Start start, List<RedisRateLimitStore> stores, List<RateLimitPolicy> stack,
 			int requests, long expected, FailureCount failures) {
-		CountDownLatch ready = new CountDownLatch(THREADS);
-		CountDownLatch go = new CountDownLatch(1);
-		List<Future<List<Sample>>> senders = new ArrayList<>();
-		for (int thread = 0; thread < THREADS; thread++) {
-			int first = thread;
-			senders.add(this.threads.submit(() -> {
-				ready.countDown();
-				go.await();
-				List<Sample> samples = new ArrayList<>();
-				for (int request = first; request < requests; request += THREADS) {
-					RedisRateLimitStore store = stores.get(request % INSTANCES);
-					failures.onThisThread.set(false);
-					long started = System.nanoTime();
-					boolean allowed = store.decideAll("hot", stack).stream().allMatch(Decision::allowed);
-					samples.add(new Sample(allowed, failures.onThisThread.get(), System.nanoTime() - started));
-				}
-				return samples;
-			}));
-		}
+		AtomicLong startMicros = new AtomicLong();
 		List<Sample> samples = new ArrayList<>();
-		long startMicros;
-		try {
-			if (!ready.await(BOUND_SECONDS, TimeUnit.SECONDS)) {
-				throw new IllegalStateException("The request threads did not start within " + BOUND_SECONDS + " s");
+		Burst.release(this.threads, THREADS, (first) -> () -> {
+			List<Sample> sent = new ArrayList<>();
+			for (int request = first; request < requests; request += THREADS) {
+				RedisRateLimitStore store = stores.get(request % INSTANCES);
+				failures.onThisThread.set(false);
+				long started = System.nanoTime();
+				boolean allowed = store.decideAll("hot", stack).stream().allMatch(Decision::allowed);
+				sent.add(new Sample(allowed, failures.onThisThread.get(), System.nanoTime() - started));
 			}
-			startMicros = redisMicros();
-			go.countDown();
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
-			for (Future<List<Sample>> sender : senders) {
-				samples.addAll(sender.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted during the burst", ex);
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			senders.forEach((sender) -> sender.cancel(true));
-			throw new IllegalStateException("The burst did not complete within " + BOUND_SECONDS + " s", ex);
-		}
-		long spanMicros = redisMicros() - startMicros;
+			return sent;
+		}, () -> startMicros.set(redisMicros()), BOUND_SECONDS).forEach(samples::addAll);
+		long spanMicros = redisMicros() - startMicros.get();
 		return new Outcome(repetition, start, expected, count(samples, (s) -> s.allowed),
 				count(samples, (s) -> s.allowed && s.byFailurePolicy), failures.calls.get(),
 				count(samples, (s) -> s.byFailurePolicy && s.nanos < this.timeout.toNanos()), spanMicros,
-				quietMicros(stack, startMicros),
+				quietMicros(stack, startMicros.get()),
 				TimeUnit.NANOSECONDS.toMillis(samples.stream().mapToLong((s) -> s.nanos).max().orElse(0)));
 	}
 

@@ -3,11 +3,9 @@ package dev.ratelimit.core.testing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -200,50 +198,23 @@ public final class StressScenario implements AutoCloseable {
 
 	private Outcome send(Fault fault, List<RedisRateLimitStore> stores, RateLimitPolicy policy,
 			AtomicInteger byFailurePolicy) {
-		CountDownLatch ready = new CountDownLatch(THREADS);
-		CountDownLatch go = new CountDownLatch(1);
 		AtomicInteger decided = new AtomicInteger();
-		List<Future<long[]>> senders = new ArrayList<>();
-		for (int thread = 0; thread < THREADS; thread++) {
-			int first = thread;
-			senders.add(this.threads.submit(() -> {
-				ready.countDown();
-				go.await();
-				long allowed = 0;
-				long slowest = 0;
-				for (int request = first; request < REQUESTS; request += THREADS) {
-					long started = System.nanoTime();
-					allowed += stores.get(request % INSTANCES).limiter(policy).decide("hot").allowed() ? 1 : 0;
-					slowest = Math.max(slowest, System.nanoTime() - started);
-					if (decided.incrementAndGet() == FAULT_AT) {
-						breakRedis(fault);
-					}
+		List<long[]> sent = Burst.release(this.threads, THREADS, (first) -> () -> {
+			long allowed = 0;
+			long slowest = 0;
+			for (int request = first; request < REQUESTS; request += THREADS) {
+				long started = System.nanoTime();
+				allowed += stores.get(request % INSTANCES).limiter(policy).decide("hot").allowed() ? 1 : 0;
+				slowest = Math.max(slowest, System.nanoTime() - started);
+				if (decided.incrementAndGet() == FAULT_AT) {
+					breakRedis(fault);
 				}
-				return new long[] { allowed, slowest };
-			}));
-		}
-		long allowed = 0;
-		long slowest = 0;
-		try {
-			if (!ready.await(BOUND_SECONDS, TimeUnit.SECONDS)) {
-				throw new IllegalStateException("The request threads did not start within " + BOUND_SECONDS + " s");
 			}
-			go.countDown();
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
-			for (Future<long[]> sender : senders) {
-				long[] sent = sender.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-				allowed += sent[0];
-				slowest = Math.max(slowest, sent[1]);
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted during the burst", ex);
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			senders.forEach((sender) -> sender.cancel(true));
-			throw new IllegalStateException("The burst did not complete within " + BOUND_SECONDS + " s", ex);
-		}
+			return new long[] { allowed, slowest };
+		}, () -> {
+		}, BOUND_SECONDS);
+		long allowed = sent.stream().mapToLong((each) -> each[0]).sum();
+		long slowest = sent.stream().mapToLong((each) -> each[1]).max().orElse(0);
 		return new Outcome(allowed, byFailurePolicy.get(), TimeUnit.NANOSECONDS.toMillis(slowest));
 	}
 

@@ -47,11 +47,7 @@ class FleetMessagesIT {
 		LettuceConnectionFactory connections = connections(redis);
 		RedisRateLimitStore resetting = store(redis, prefix);
 		RedisRateLimitStore denying = store(redis, prefix);
-		FleetSubscription subscription = new FleetSubscription(connections, denying);
-		subscription.start();
-		// subscribed off the starting thread
-		await().atMost(10, TimeUnit.SECONDS)
-			.until(() -> redis.commands().pubsubNumsub(denying.fleetChannel()).get(denying.fleetChannel()) == 1);
+		FleetSubscription subscription = subscribed(redis, connections, denying);
 		try {
 			assertThat(denying.limiter(API).decide("client").allowed()).isTrue();
 			assertThat(denying.limiter(API).decide("client").allowed()).isFalse();
@@ -77,10 +73,7 @@ class FleetMessagesIT {
 		// as the starter's runtime changes do: read what changed, from Redis, when told
 		listening.sharedChanges().orElseThrow().onChange(() -> read.add(Thread.currentThread().getName() + " "
 				+ listening.sharedChanges().orElseThrow().read(List.of("api")).get("api")));
-		FleetSubscription subscription = new FleetSubscription(connections, listening);
-		subscription.start();
-		await().atMost(10, TimeUnit.SECONDS)
-			.until(() -> redis.commands().pubsubNumsub(listening.fleetChannel()).get(listening.fleetChannel()) == 1);
+		FleetSubscription subscription = subscribed(redis, connections, listening);
 		try {
 			RateLimitStore.SharedChange lowered = new RateLimitStore.SharedChange(1, Duration.ofSeconds(5), 1);
 			changing.sharedChanges().orElseThrow().share("api", lowered);
@@ -116,6 +109,16 @@ class FleetMessagesIT {
 			store.close();
 			connections.destroy();
 		}
+	}
+
+	/** The store's subscription, started and subscribed, which happens off the starting thread. */
+	private static FleetSubscription subscribed(TestRedis redis, LettuceConnectionFactory connections,
+			RedisRateLimitStore store) {
+		FleetSubscription subscription = new FleetSubscription(connections, store);
+		subscription.start();
+		await().atMost(10, TimeUnit.SECONDS)
+			.until(() -> redis.commands().pubsubNumsub(store.fleetChannel()).get(store.fleetChannel()) == 1);
+		return subscription;
 	}
 
 	/** The application's connection factory, started. */
