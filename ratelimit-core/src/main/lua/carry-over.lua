@@ -6,7 +6,7 @@ request in service), as if taken now under the new policy, up to what a fresh ke
 admits in a row. Nothing else changes: the store then decides the request as usual.
 
 Not runnable as is: the store generates the carry-over script like the stacked one, from what the standalone
-scripts share, the table `define` of stacked.lua with decider.lua, and this driver.
+scripts share, the table `define` of stacked.lua with decider.lua, release.lua, and this driver.
 
 Calling convention:
   KEYS[1]  the client's state key under the new policy
@@ -46,6 +46,7 @@ for i = 2, #KEYS do
       -- the request in service, which the free places of the queue do not count
       used = used + 1
     end
+    release(KEYS[i], redis.call('PTTL', KEYS[i]))
     redis.call('DEL', KEYS[i])
     -- at most what a fresh key admits in a row: its capacity, and a leaky bucket the request in service too
     local admits = tonumber(ARGV[6]) or invalid(6, 'capacity')

@@ -2,7 +2,7 @@
 
 -- The standalone entry: one policy, the calling convention of the header.
 
-local now, late = decision_time(5, 7)
+local now, late = decision_time(5, 7, 8)
 if late then
   return late
 end

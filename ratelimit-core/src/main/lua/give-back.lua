@@ -9,7 +9,7 @@ Not runnable as is: the store generates the give-back script by placing, before 
 standalone scripts share (the helpers and time.lua, above entry.lua's entry point line), then in the table
 `give_back`, for each algorithm, a function of (key, limit, window, burst, cost, now, taken_at) that
 defines the algorithm's functions (its pieces above their "-- === decision" line) and runs its give-back
-piece (give-back-<algorithm>.lua; the three bucket algorithms share give-back-bucket.lua).
+piece (give-back-<algorithm>.lua; the three bucket algorithms share give-back-bucket.lua), then release.lua.
 
 Calling convention:
   KEYS[i]  the state key of limit i
@@ -34,9 +34,14 @@ for i, key in ipairs(KEYS) do
   if give == nil then
     error('ARGV[' .. (base + 1) .. '] names no algorithm: "' .. tostring(name) .. '"')
   end
+  local ttl = redis.call('PTTL', key)
   give(key, tonumber(ARGV[base + 2]) or invalid(base + 2, 'limit'),
     tonumber(ARGV[base + 3]) or invalid(base + 3, 'window'), tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
     tonumber(ARGV[base + 5]) or invalid(base + 5, 'cost'), now,
     tonumber(ARGV[base + 6]) or invalid(base + 6, 'taken at'))
+  -- a state the give-back left full is gone: released
+  if redis.call('EXISTS', key) == 0 then
+    release(key, ttl)
+  end
 end
 return { #KEYS }

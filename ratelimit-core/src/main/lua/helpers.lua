@@ -6,6 +6,8 @@ Calling convention, the same for all six standalone scripts (docs/redis.md):
   ARGV[6]  leaky bucket only: queued requests that pass without waiting ("" = 0)
   ARGV[7]  optional: the Redis TIME in microseconds after which the caller no longer waits; a call run
            later changes nothing and fails with an error starting "LATE"
+  ARGV[8]  optional: "1" if the caller expects the state key to exist, as Redis last told it; a call that
+           finds it gone changes nothing and fails with an error starting "LOST"
 Returns: allowed (1/0), remaining, retry-after, reset-after, delay (microseconds, rounded up), then for
 each of the three times how many nanoseconds the rounding up added (0 to 999), then the instant of the
 decision in microseconds, which a give-back of the request needs (give-back.lua).

@@ -25,13 +25,46 @@ Calling convention:
   ARGV[2 + 6n], n = #KEYS: optional, the Redis TIME in microseconds after which the caller no longer
            waits; a call run later changes nothing and fails with an error starting "LATE"
   ARGV[3 + 6n]: optional, "peek" to take nothing and reply as to a request that another limit refused,
-           as a store does for the limits of a stack that spans several Cluster slots
-Returns: nine integers per policy, in the order of KEYS, as the standalone scripts return them.
+           as a store does for the limits of a stack that spans several Cluster slots; or "restore", where
+           each policy's cost is instead the permits its caller last heard were left, to take from each
+           state what it has left beyond those, so that a state Redis lost is at most as full as the fullest
+           its callers knew, however many restore it
+  ARGV[4 + 6n]: optional, as ARGV[8] of the standalone scripts, one character per key
+  ARGV[5 + 6n]: to a "restore", how long, in ms, each restored state is marked restored, so that the other
+           callers that expect it tell what they heard as well (time.lua)
+Returns: nine integers per policy, in the order of KEYS, as the standalone scripts return them; to a
+"restore", the permits each state had left before it.
 ]]
 
-local now, late = decision_time(1, 2 + 6 * #KEYS)
+local now, late = decision_time(1, 2 + 6 * #KEYS, 4 + 6 * #KEYS)
 if late then
   return late
+end
+
+if ARGV[3 + 6 * #KEYS] == 'restore' then
+  local left = {}
+  for i, key in ipairs(KEYS) do
+    local base = 1 + (i - 1) * 6
+    local decide = decider(base + 1)
+    local limit, window = tonumber(ARGV[base + 2]) or invalid(base + 2, 'limit'),
+      tonumber(ARGV[base + 3]) or invalid(base + 3, 'window')
+    local burst, known = tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
+      tonumber(ARGV[base + 5]) or invalid(base + 5, 'permits left')
+    local delay_after = read_delay_after(base + 6)
+    -- twice at most: a fresh leaky bucket's first request goes into service, which its free places do not count
+    for round = 1, 2 do
+      local _, peek = decide(key, limit, window, burst, 1, delay_after, now)
+      local now_left = peek(false)[2]
+      left[i] = left[i] or now_left
+      if now_left <= known then
+        break
+      end
+      local admitted, take = decide(key, limit, window, burst, now_left - known, delay_after, now)
+      take(admitted)
+    end
+    redis.call('SET', key .. RESTORED, 1, 'PX', tonumber(ARGV[5 + 6 * #KEYS]) or invalid(5 + 6 * #KEYS, 'marked'))
+  end
+  return left
 end
 
 local finish = {}

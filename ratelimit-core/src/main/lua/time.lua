@@ -16,11 +16,38 @@ local function read_delay_after(i)
   return tonumber(value) or invalid(i, 'delay after')
 end
 
+-- Suffixes of the marks beside a state key, in its slot: a state deleted on purpose (a reset, a give-back that
+-- left it full, a carry-over) is marked released for as long as it would have lived (release.lua); a state that
+-- Redis had lost and a caller restored is marked restored for a short while (stacked.lua).
+local RELEASED, RESTORED = '!released', '!restored'
+
 -- The instant of the decision, in microseconds: ARGV[now_index], or Redis TIME when it is "". A call that
 -- reaches Redis after ARGV[deadline_index], the Redis TIME at which its caller stopped waiting (Redis was paused
--- or hung meanwhile), takes nothing: the caller has already decided without it. Returns the instant, or nil and
--- the error to answer.
-local function decision_time(now_index, deadline_index)
+-- or hung meanwhile), takes nothing: the caller has already decided without it.
+-- A call whose ARGV[expect_index] has a "1" or "2" at position i expects KEYS[i] to hold a state, as Redis last
+-- told its caller. If Redis has lost it (an empty restart, a flush, an eviction, a failover to a replica that
+-- missed it) rather than released it, the call takes nothing and fails with an error starting "LOST" that
+-- names the keys, so that the caller first tells Redis what it last heard. So does a "1" for a state that
+-- another caller restored a moment ago, so that each caller that knew it tells what it heard; a "2" is a
+-- caller that has told already. Returns the instant, or nil and the error to answer.
+local function decision_time(now_index, deadline_index, expect_index)
+  local expect = expect_index and ARGV[expect_index]
+  if expect and expect ~= '' then
+    local lost = ''
+    for i = 1, #expect do
+      local byte = string.byte(expect, i)
+      if byte ~= 48 then
+        local key = KEYS[i]
+        if redis.call('EXISTS', key, key .. RELEASED) == 0
+            or (byte == 49 and redis.call('EXISTS', key .. RESTORED) == 1) then
+          lost = lost .. ' ' .. i
+        end
+      end
+    end
+    if lost ~= '' then
+      return nil, redis.error_reply('LOST the states of keys' .. lost .. ' are gone')
+    end
+  end
   local now = ARGV[now_index]
   local deadline = ARGV[deadline_index]
   local stamped = now ~= nil and now ~= ''

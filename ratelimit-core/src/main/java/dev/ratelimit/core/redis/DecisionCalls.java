@@ -7,6 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -43,6 +47,27 @@ final class DecisionCalls {
 		this.now = clock(timeSource, caller.clock());
 	}
 
+	/** How long a caller waits for a call at most. */
+	long maxWaitNanos() {
+		return this.caller.maxWaitNanos();
+	}
+
+	/**
+	 * Waits at most {@code nanos} for a stage that another caller completes, so that a caller that waits may
+	 * chain it: a stage still under way afterwards, or failed, is left to fail the chain.
+	 */
+	static void await(CompletableFuture<?> stage, long nanos) {
+		try {
+			stage.get(nanos, TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// the chain reads it
+		}
+	}
+
 	/** The script deciding under the given policies: the algorithm's own, or the stacked one. */
 	RedisScripts.Script script(List<RedisLimiter> limiters) {
 		return (limiters.size() == 1) ? limiters.get(0).script : RedisScripts.get().stacked();
@@ -70,8 +95,38 @@ final class DecisionCalls {
 	 */
 	CompletableFuture<List<Decision>> decide(List<String> clients, List<RedisLimiter> limiters, long sent,
 			boolean peek, boolean wait) {
+		return decide(clients, limiters, sent, peek, "", wait);
+	}
+
+	/**
+	 * Decides as {@link #decide(List, List, long, boolean, boolean)} does, unless Redis has lost a state that
+	 * the caller expects it to hold: {@code expect}, as {@link KnownStates#expected} writes it, and the stage then
+	 * fails with a {@link ScriptCaller.CallFailure} of kind {@link ScriptCaller.Kind#LOST}, Redis having taken
+	 * nothing.
+	 */
+	CompletableFuture<List<Decision>> decide(List<String> clients, List<RedisLimiter> limiters, long sent,
+			boolean peek, String expect, boolean wait) {
+		return decide(clients, limiters, sent, peek, expect, wait, (decisions) -> {
+		});
+	}
+
+	/**
+	 * Decides as {@link #decide(List, List, long, boolean, String, boolean)} does, and hands the decisions to
+	 * {@code reader} as soon as the reply arrives, on the thread that receives it: a client that answers in
+	 * order has then read every earlier reply before a later one reaches its caller.
+	 */
+	CompletableFuture<List<Decision>> decide(List<String> clients, List<RedisLimiter> limiters, long sent,
+			boolean peek, String expect, boolean wait, Consumer<List<Decision>> reader) {
 		return this.caller
-			.call(decideScript(limiters, peek), keys(clients, limiters), decideArgs(limiters, sent, peek), wait)
+			.call(decideScript(limiters, peek), keys(clients, limiters), decideArgs(limiters, sent, peek, expect),
+					wait, (reply) -> {
+						try {
+							reader.accept(read(limiters, reply));
+						}
+						catch (ScriptCaller.CallFailure failure) {
+							// the caller reads the same failure
+						}
+					})
 			.thenApply((reply) -> {
 				try {
 					return read(limiters, reply);
@@ -86,9 +141,10 @@ final class DecisionCalls {
 		return peek ? RedisScripts.get().stacked() : script(limiters);
 	}
 
-	private Function<String, List<String>> decideArgs(List<RedisLimiter> limiters, long sent, boolean peek) {
+	private Function<String, List<String>> decideArgs(List<RedisLimiter> limiters, long sent, boolean peek,
+			String expect) {
 		String now = nowArgument(sent);
-		return (deadline) -> peek ? peekArgs(limiters, now, deadline) : args(limiters, now, deadline);
+		return (deadline) -> peek ? peekArgs(limiters, now, deadline) : args(limiters, now, deadline, expect);
 	}
 
 	/** The decisions in a decision call's reply, one per limiter; a reply of another shape is a failure. */
@@ -127,6 +183,27 @@ final class DecisionCalls {
 	}
 
 	/**
+	 * Takes from the state of the client whose key is written {@code client}, already escaped, under
+	 * {@code limiter}'s policy, which Redis had lost, what it has left beyond the {@code remaining} permits Redis
+	 * last said were: one call of the stacked script, waited for at most the timeout if {@code wait}. Restoring
+	 * the same state again, from this instance or another, takes only what the one knowing fewer permits left
+	 * knew more.
+	 * @param sent the instant of the call, from {@link #now()}
+	 */
+	CompletableFuture<List<Long>> restore(String client, RedisLimiter limiter, long remaining, long sent,
+			boolean wait) {
+		String now = nowArgument(sent);
+		return this.caller.call(RedisScripts.get().stacked(), keys(List.of(client), List.of(limiter)), (deadline) -> {
+			List<String> args = new ArrayList<>(9);
+			args.add(now);
+			limiter.addRestoreArgs(args, remaining);
+			Collections.addAll(args, deadline, "restore", "",
+					Long.toString(TimeUnit.NANOSECONDS.toMillis(KnownStates.RESTORED_NANOS)));
+			return args;
+		}, wait);
+	}
+
+	/**
 	 * Gives back what the allowed {@code decisions} took under limits whose client keys are {@code clients},
 	 * already escaped: one script call, waited for at most the timeout if {@code wait}.
 	 */
@@ -155,7 +232,7 @@ final class DecisionCalls {
 		for (List<RedisLimiter> limiters : stacks) {
 			calls.computeIfAbsent(script(limiters).sha1(), (sha1) -> this.caller.send(script(limiters),
 					keys(Collections.nCopies(limiters.size(), RedisKeys.WARM_UP_CLIENT), limiters),
-					args(limiters, nowArgument(now()), "")));
+					args(limiters, nowArgument(now()), "", "")));
 		}
 		return CompletableFuture.allOf(calls.values().toArray(CompletableFuture[]::new));
 	}
@@ -259,16 +336,19 @@ final class DecisionCalls {
 		return args;
 	}
 
-	private static List<String> args(List<RedisLimiter> limiters, String now, String deadline) {
+	private static List<String> args(List<RedisLimiter> limiters, String now, String deadline, String expect) {
 		if (limiters.size() == 1) {
-			return limiters.get(0).standaloneArgs(now, deadline);
+			return limiters.get(0).standaloneArgs(now, deadline, expect);
 		}
-		List<String> args = new ArrayList<>(2 + 6 * limiters.size());
+		List<String> args = new ArrayList<>(4 + 6 * limiters.size());
 		args.add(now);
 		for (RedisLimiter limiter : limiters) {
 			limiter.addStackedArgs(args);
 		}
-		if (!deadline.isEmpty()) {
+		if (!expect.isEmpty()) {
+			Collections.addAll(args, deadline, "", expect);
+		}
+		else if (!deadline.isEmpty()) {
 			args.add(deadline);
 		}
 		return args;

@@ -57,6 +57,13 @@ final class FailureLog {
 
 	private boolean anyGiveBackLine;
 
+	private long lastLostLine;
+
+	private boolean anyLostLine;
+
+	/** Client keys whose state Redis had lost since the last line that said so. */
+	private long unreportedLost;
+
 	private boolean anyOutageLine;
 
 	private boolean anyCountLine;
@@ -175,6 +182,26 @@ final class FailureLog {
 				cause, now);
 	}
 
+	/**
+	 * Redis had lost the state of a client key that this instance expected it to hold, and is told what this
+	 * instance last heard of it: at most one line per period, counting the keys since the last.
+	 */
+	synchronized void stateLost() {
+		long now = this.ticker.nanoTime();
+		this.unreportedLost++;
+		if (this.anyLostLine && now - this.lastLostLine < LINE_PERIOD_NANOS) {
+			return;
+		}
+		this.anyLostLine = true;
+		this.lastLostLine = now;
+		String message = "Redis had lost the state of " + this.unreportedLost + " client "
+				+ ((this.unreportedLost == 1) ? "key" : "keys") + " since the last report (an empty restart, a "
+				+ "flush, an eviction or a failover to a replica that missed it); this instance told it, before "
+				+ "deciding again, how many permits it last heard were left of each";
+		this.unreportedLost = 0;
+		write(() -> this.logger.log(Level.WARNING, message));
+	}
+
 	/** A reset that Redis carried out, but did not count for the other instances; an operator's act, each logged. */
 	synchronized void resetNotShared(Throwable cause) {
 		log(Level.WARNING, "A key was reset, but Redis did not count the reset for the other instances: each keeps "
@@ -246,6 +273,7 @@ final class FailureLog {
 			case ERROR -> "answered with an error";
 			case CLIENT_BUSY -> "with no client connection free";
 			case INTERRUPTED -> "interrupted";
+			case LOST -> "finding state Redis had lost";
 		};
 	}
 

@@ -4,6 +4,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -60,15 +64,28 @@ final class KeyDecisions {
 		return this.failures.decide(limits, (done) -> {
 			List<String> clients = Collections.nCopies(limiters.size(), RedisKeys.escape(key));
 			List<KnownStates.Known> known = this.known.sending(key, limiters);
-			return this.calls.carryOver(clients, limiters, sent, wait)
+			String expect = KnownStates.expected(known, sent);
+			// known once, as soon as the reply arrives, so that a reply read later never overtakes it
+			AtomicBoolean read = new AtomicBoolean();
+			Consumer<List<Decision>> reader = (decisions) -> {
+				if (read.compareAndSet(false, true)) {
+					this.known.answered(known, decisions, sent);
+				}
+			};
+			return restored(known, sent, wait)
+				.thenCompose((none) -> this.calls.carryOver(clients, limiters, sent, wait))
 				.thenCompose((none) -> tellOwed(clients, limiters, known, sent, wait))
-				.thenCompose((none) -> this.calls.decide(clients, limiters, sent, false, wait))
+				.thenCompose((none) -> this.calls.decide(clients, limiters, sent, false, expect, wait, reader))
+				.exceptionallyCompose((ex) -> restore(ex, clients, limiters, known, expect, sent, wait, reader))
 				.handle((decisions, ex) -> {
 					try {
 						if (ex == null) {
-							return replied(key, limiters, decisions, sent, epoch, known);
+							reader.accept(decisions);
+							return replied(key, limiters, decisions, sent, epoch);
 						}
-						KnownStates.failed(known, sent, ex);
+						if (read.compareAndSet(false, true)) {
+							KnownStates.failed(known, sent, ex);
+						}
 						return this.failures.failed(limits, ScriptCaller.failure(ex));
 					}
 					finally {
@@ -98,10 +115,75 @@ final class KeyDecisions {
 		return told;
 	}
 
+	/**
+	 * Waits for the restorations under way of the keys' states that Redis had lost, so that no call decides on
+	 * the empty state before Redis was told what was taken: as long as a call is waited for, if {@code wait}.
+	 */
+	private CompletableFuture<?> restored(List<KnownStates.Known> known, long sent, boolean wait) {
+		CompletableFuture<?> restored = DecisionCalls.DONE;
+		for (KnownStates.Known state : known) {
+			CompletableFuture<?> restoring = state.restoring();
+			if (restoring != null) {
+				restored = restored.thenCompose((none) -> awaited(restoring, sent, wait));
+			}
+		}
+		return restored;
+	}
+
+	/**
+	 * A restoration that another caller started, as a stage of this caller's chain: waited for as long as a call
+	 * is if {@code wait}, and then failed if still under way.
+	 */
+	private CompletableFuture<?> awaited(CompletableFuture<?> restoring, long sent, boolean wait) {
+		if (wait) {
+			DecisionCalls.await(restoring, this.calls.maxWaitNanos());
+			if (!restoring.isDone()) {
+				// the caller that started it reports its call: this one counts no more towards an outage
+				return CompletableFuture.failedFuture(new ScriptCaller.CallFailure(ScriptCaller.Kind.SLOW,
+						new TimeoutException("Redis was not told in time what it had lost"), sent, true));
+			}
+		}
+		return restoring;
+	}
+
+	/**
+	 * When the call failed because Redis had lost states that this instance expected it to hold, tells Redis
+	 * the permits it last said were left under each, once per loss (a call that expected a state already being
+	 * restored waits for that), then decides again; any other failure is passed on. Several instances may each
+	 * tell Redis what they knew: Redis keeps the fewest permits left.
+	 */
+	private CompletableFuture<List<Decision>> restore(Throwable ex, List<String> clients,
+			List<RedisLimiter> limiters, List<KnownStates.Known> known, String expect, long sent, boolean wait,
+			Consumer<List<Decision>> reader) {
+		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+		if (!(cause instanceof ScriptCaller.CallFailure failure) || failure.kind != ScriptCaller.Kind.LOST) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		long now = this.calls.now();
+		CompletableFuture<?> restored = DecisionCalls.DONE;
+		for (int i = 0; i < limiters.size(); i++) {
+			if (expect.charAt(i) == '0') {
+				continue;
+			}
+			RedisLimiter limiter = limiters.get(i);
+			String client = clients.get(i);
+			CompletableFuture<?> state = known.get(i).lost(sent, now, (left) -> {
+				this.failures.stateLost();
+				return this.calls.restore(client, limiter, left, now, wait)
+					.whenComplete((none, failed) -> {
+						if (failed != null) {
+							this.known.owe();
+						}
+					});
+			});
+			restored = restored.thenCompose((none) -> awaited(state, sent, wait));
+		}
+		return restored.thenCompose((none) -> this.calls.decide(clients, limiters, sent, false, "", wait, reader));
+	}
+
 	/** Redis decided a request of one key: a denial is kept, and the key's state is known for the failure policy. */
 	private List<Decision> replied(String key, List<RedisLimiter> limiters, List<Decision> decisions, long sent,
-			long epoch, List<KnownStates.Known> known) {
-		this.known.answered(known, decisions, sent);
+			long epoch) {
 		if (this.denials != null) {
 			this.denials.keep(key, limiters, decisions, sent, epoch, this.calls.now());
 		}

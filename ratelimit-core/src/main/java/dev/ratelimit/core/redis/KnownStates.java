@@ -3,10 +3,15 @@ package dev.ratelimit.core.redis;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
@@ -25,6 +30,19 @@ import dev.ratelimit.core.RateLimitPolicy;
  * is a key not seen.
  */
 final class KnownStates {
+
+	/**
+	 * How much longer than a call's instant Redis must have said a state holds for the call to expect it: more
+	 * than the clocks of Redis and of this instance can drift apart within a window, so that a state Redis let
+	 * expire as it said is never taken for one it lost.
+	 */
+	static final long EXPECT_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+	/**
+	 * How long Redis marks a state restored, so that every instance that expects it tells what it last heard:
+	 * longer than the calls under way at a loss take to arrive, by default.
+	 */
+	static final long RESTORED_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	/** Enough for the clients an instance serves within a window; each entry costs about 200 bytes. */
 	static final int MAX_KEYS = 50_000;
@@ -145,6 +163,26 @@ final class KnownStates {
 		}
 	}
 
+	/**
+	 * Which of the known states a call sent at {@code now} expects Redis to hold, one character per state, as
+	 * the scripts read it: {@code '1'} for those Redis said hold at least {@link #EXPECT_MARGIN_NANOS} longer,
+	 * {@code '2'} for those among them this instance restored within {@link #RESTORED_NANOS} twice over, so that
+	 * another's restoration does not send it to restore again, {@code '0'} for the others; {@code ""} for none.
+	 */
+	static String expected(List<Known> known, long now) {
+		StringBuilder expect = null;
+		for (int i = 0; i < known.size(); i++) {
+			char expects = known.get(i).expects(now);
+			if (expects != '0') {
+				if (expect == null) {
+					expect = new StringBuilder("0".repeat(known.size()));
+				}
+				expect.setCharAt(i, expects);
+			}
+		}
+		return (expect != null) ? expect.toString() : "";
+	}
+
 	/** How many keys and policies are known. */
 	int size() {
 		return this.known.size();
@@ -202,6 +240,11 @@ final class KnownStates {
 			this.key = key;
 			this.policy = policy;
 		}
+
+		/** The restoration of the key's state after Redis lost it, if any, started at {@link #restoreStarted}. */
+		private @Nullable CompletableFuture<?> restoring;
+
+		private long restoreStarted;
 
 		/** Calls under way, which Redis may run before or after it answers. */
 		private long underWay;
@@ -311,6 +354,57 @@ final class KnownStates {
 		/** Redis could not be told of {@code claimed} permits: they are owed again. */
 		synchronized void untold(long claimed) {
 			this.owed += claimed;
+		}
+
+		/** What a call sent at {@code now} expects of the key's state, as {@link KnownStates#expected} says. */
+		synchronized char expects(long now) {
+			if (this.remaining < 0 || this.until - now <= EXPECT_MARGIN_NANOS) {
+				return '0';
+			}
+			return (this.restoring != null && now - this.restoreStarted < 2 * RESTORED_NANOS) ? '2' : '1';
+		}
+
+		/**
+		 * Redis has lost the key's state, which a call sent at {@code sent} expected. The first such call since
+		 * Redis last said tells Redis, through {@code restore} started at {@code now}, the permits Redis last said
+		 * were left; a call sent before that started waits for it. Until Redis answers again, the key counts as
+		 * one Redis told nothing of.
+		 * @return the restoration, complete once Redis was told, or failed if it could not be
+		 */
+		CompletableFuture<?> lost(long sent, long now, LongFunction<CompletableFuture<?>> restore) {
+			CompletableFuture<Object> restoring;
+			long left;
+			synchronized (this) {
+				if (this.restoring != null && sent - this.restoreStarted < 0) {
+					return this.restoring;
+				}
+				left = this.remaining;
+				this.remaining = -1;
+				this.restoreStarted = now;
+				restoring = new CompletableFuture<>();
+				this.restoring = restoring;
+			}
+			if (left < 0) {
+				restoring.complete(null);
+			}
+			else {
+				restore.apply(left).whenComplete((none, ex) -> {
+					if (ex == null) {
+						restoring.complete(null);
+					}
+					else {
+						// told later, as what the failure policy admits is
+						admitted(Math.max(0, this.policy.capacity() - left), now);
+						restoring.completeExceptionally(ex);
+					}
+				});
+			}
+			return restoring;
+		}
+
+		/** The restoration of the key's state under way, which a call must wait for before deciding, if any. */
+		synchronized @Nullable CompletableFuture<?> restoring() {
+			return (this.restoring != null && !this.restoring.isDone()) ? this.restoring : null;
 		}
 
 		/** When Redis said the key would be full again. */

@@ -346,8 +346,7 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 
 	/** Whether the control script refused a change because the shared changes this instance knew are gone. */
 	private static boolean lost(ScriptCaller.CallFailure failure) {
-		String message = failure.getCause().getMessage();
-		return failure.kind == ScriptCaller.Kind.ERROR && message != null && message.contains("LOST");
+		return failure.kind == ScriptCaller.Kind.LOST;
 	}
 
 	/**

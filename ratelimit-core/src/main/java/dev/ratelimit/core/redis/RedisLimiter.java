@@ -76,11 +76,17 @@ final class RedisLimiter implements RateLimiter {
 		return decide(key).allowed();
 	}
 
-	/** ARGV of the algorithm's own script; only the leaky bucket reads a sixth, and a deadline is the seventh. */
-	List<String> standaloneArgs(String now, String deadline) {
+	/**
+	 * ARGV of the algorithm's own script; only the leaky bucket reads a sixth, a deadline is the seventh, and
+	 * whether the caller expects the state key to exist the eighth.
+	 */
+	List<String> standaloneArgs(String now, String deadline, String expect) {
+		String delayAfter = (this.policy.algorithm() == Algorithm.LEAKY_BUCKET) ? this.delayAfter : "";
+		if (!expect.isEmpty()) {
+			return List.of(this.limit, this.window, this.burst, this.cost, now, delayAfter, deadline, expect);
+		}
 		if (!deadline.isEmpty()) {
-			return List.of(this.limit, this.window, this.burst, this.cost, now,
-					(this.policy.algorithm() == Algorithm.LEAKY_BUCKET) ? this.delayAfter : "", deadline);
+			return List.of(this.limit, this.window, this.burst, this.cost, now, delayAfter, deadline);
 		}
 		return (this.policy.algorithm() == Algorithm.LEAKY_BUCKET)
 				? List.of(this.limit, this.window, this.burst, this.cost, now, this.delayAfter)
@@ -109,11 +115,23 @@ final class RedisLimiter implements RateLimiter {
 
 	/** This policy's six values in the ARGV of the stacked script. */
 	void addStackedArgs(List<String> args) {
+		addStackedArgs(args, this.cost);
+	}
+
+	/**
+	 * This policy's six values in the ARGV of the stacked script restoring a state that Redis lost, with the
+	 * permits Redis last said were left in place of the cost.
+	 */
+	void addRestoreArgs(List<String> args, long remaining) {
+		addStackedArgs(args, Long.toString(remaining));
+	}
+
+	private void addStackedArgs(List<String> args, String cost) {
 		args.add(this.scriptName);
 		args.add(this.limit);
 		args.add(this.window);
 		args.add(this.burst);
-		args.add(this.cost);
+		args.add(cost);
 		args.add(this.delayAfter);
 	}
 

@@ -19,7 +19,8 @@ import dev.ratelimit.core.Algorithm;
  * algorithm's pieces), the stacked script generated here from the same text and {@code stacked.lua}, the
  * give-back script generated likewise from the algorithms' functions, their give-back pieces and
  * {@code give-back.lua}, the carry-over script generated like the stacked one with {@code carry-over.lua}, the
- * fleet's heartbeat and control, and the reset.
+ * fleet's heartbeat and control, and the reset, after the helpers. The give-back, carry-over and reset scripts
+ * also hold {@code release.lua}, as they delete states on purpose.
  */
 final class RedisScripts {
 
@@ -51,7 +52,7 @@ final class RedisScripts {
 
 	private final Script control = new Script(read("control.lua"));
 
-	private final Script reset = new Script(read("reset.lua"));
+	private final Script reset;
 
 	private RedisScripts() {
 		String shared = null;
@@ -97,13 +98,16 @@ final class RedisScripts {
 		}
 		define.append("}\n\n").append(read("decider.lua"));
 		giveBack.append("}\n");
+		String release = read("release.lua");
 		this.giveBack = new Script("-- Generated from the six algorithm scripts and give-back.lua: see give-back.lua\n\n"
-				+ shared + giveBack + "\n" + read("give-back.lua"));
+				+ shared + giveBack + release + "\n" + read("give-back.lua"));
 		this.stacked = new Script("-- Generated from the six algorithm scripts and stacked.lua: see stacked.lua\n\n"
 				+ shared + define + "\n" + read("stacked.lua"));
 		this.carryOver = new Script(
 				"-- Generated from the six algorithm scripts and carry-over.lua: see carry-over.lua\n\n" + shared
-						+ define + "\n" + read("carry-over.lua"));
+						+ define + release + "\n" + read("carry-over.lua"));
+		this.reset = new Script("-- Generated from the standalone scripts' helpers and reset.lua: see reset.lua\n\n"
+				+ shared + release + "\n" + read("reset.lua"));
 	}
 
 	/** Where the line {@code marker} starts in the script {@code name}. */

@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -30,6 +31,11 @@ final class ScriptCaller {
 
 	/** The start of the error a script answers when it runs after its deadline. */
 	private static final String LATE = "LATE ";
+
+	private static final String LOST = "LOST ";
+
+	private static final Consumer<List<Long>> NO_READER = (reply) -> {
+	};
 
 	private final RedisScriptExecutor executor;
 
@@ -67,8 +73,14 @@ final class ScriptCaller {
 	 */
 	List<Long> call(RedisScripts.Script script, List<String> keys, Function<String, List<String>> args)
 			throws CallFailure {
+		return call(script, keys, args, NO_READER);
+	}
+
+	private List<Long> call(RedisScripts.Script script, List<String> keys, Function<String, List<String>> args,
+			Consumer<List<Long>> reader) throws CallFailure {
 		long sent = this.clock.nanoTime();
 		CompletableFuture<List<Long>> reply = send(script, keys, args.apply(deadline(sent)));
+		reply.thenAccept(reader);
 		try {
 			List<Long> values;
 			try {
@@ -104,8 +116,14 @@ final class ScriptCaller {
 	 */
 	CompletableFuture<List<Long>> callAsync(RedisScripts.Script script, List<String> keys,
 			Function<String, List<String>> args) {
+		return callAsync(script, keys, args, NO_READER);
+	}
+
+	private CompletableFuture<List<Long>> callAsync(RedisScripts.Script script, List<String> keys,
+			Function<String, List<String>> args, Consumer<List<Long>> reader) {
 		long sent = this.clock.nanoTime();
 		CompletableFuture<List<Long>> reply = send(script, keys, args.apply(deadline(sent)));
+		reply.thenAccept(reader);
 		CompletableFuture<List<Long>> answer = new CompletableFuture<>();
 		// whether the reply came within the timeout or the call was reported late: whichever came first, once
 		AtomicBoolean reported = new AtomicBoolean();
@@ -146,11 +164,21 @@ final class ScriptCaller {
 	 */
 	CompletableFuture<List<Long>> call(RedisScripts.Script script, List<String> keys,
 			Function<String, List<String>> args, boolean wait) {
+		return call(script, keys, args, wait, NO_READER);
+	}
+
+	/**
+	 * Calls as {@link #call(RedisScripts.Script, List, Function, boolean)} does, and hands the reply to
+	 * {@code reader} on the thread that receives it, as soon as it does: with a client that answers in order,
+	 * before the reply to any call sent later reaches its caller.
+	 */
+	CompletableFuture<List<Long>> call(RedisScripts.Script script, List<String> keys,
+			Function<String, List<String>> args, boolean wait, Consumer<List<Long>> reader) {
 		if (!wait) {
-			return callAsync(script, keys, args);
+			return callAsync(script, keys, args, reader);
 		}
 		try {
-			return CompletableFuture.completedFuture(call(script, keys, args));
+			return CompletableFuture.completedFuture(call(script, keys, args, reader));
 		}
 		catch (CallFailure failure) {
 			return CompletableFuture.failedFuture(failure);
@@ -274,6 +302,9 @@ final class ScriptCaller {
 			if (late(cause)) {
 				return Kind.SLOW;
 			}
+			if (cause.getMessage() != null && cause.getMessage().startsWith(LOST)) {
+				return Kind.LOST;
+			}
 		}
 		return Kind.ERROR;
 	}
@@ -315,7 +346,13 @@ final class ScriptCaller {
 		CLIENT_BUSY(false),
 
 		/** The caller's thread was interrupted: not Redis' fault. */
-		INTERRUPTED(false);
+		INTERRUPTED(false),
+
+		/**
+		 * Redis answered that it has lost a state the caller expected it to hold, and took nothing: an answer,
+		 * which the caller deals with, not an outage.
+		 */
+		LOST(false);
 
 		final boolean blamesRedis;
 
@@ -371,7 +408,7 @@ final class ScriptCaller {
 			for (Throwable c = cause; c != null; c = c.getCause()) {
 				late |= late(c);
 			}
-			this.mayHaveRun = kind != Kind.UNREACHABLE && kind != Kind.CLIENT_BUSY && !late;
+			this.mayHaveRun = kind != Kind.UNREACHABLE && kind != Kind.CLIENT_BUSY && kind != Kind.LOST && !late;
 		}
 
 		@Override

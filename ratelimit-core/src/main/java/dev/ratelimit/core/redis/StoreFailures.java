@@ -135,6 +135,11 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 		return this.fallback.decide(limits);
 	}
 
+	/** Redis had lost a client key's state, and is told what this instance last heard of it. */
+	void stateLost() {
+		this.log.stateLost();
+	}
+
 	/** Redis did not take back the permits of {@code policies}, which stay taken. */
 	void giveBackFailed(List<RateLimitPolicy> policies, Throwable cause) {
 		this.log.giveBackFailed(cause);

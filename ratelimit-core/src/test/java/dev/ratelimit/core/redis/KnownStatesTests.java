@@ -1,7 +1,9 @@
 package dev.ratelimit.core.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 
 import org.junit.jupiter.api.Test;
@@ -105,6 +107,54 @@ class KnownStatesTests {
 	}
 
 	/** Redis' reply to an admitted request: so many left, the key full again in a minute. */
+	@Test
+	void expectsRedisToHoldAStateItSaidHoldsAndRestoresItOncePerLoss() {
+		List<KnownStates.Known> sent = this.states.sending(LIMITS);
+		assertThat(KnownStates.expected(sent, this.clock.nanoTime())).as("before any reply").isEmpty();
+		this.states.answered(sent, List.of(left(6)), 0);
+		KnownStates.Known known = this.states.tracked("k", POLICY);
+		long before = this.clock.nanoTime();
+		assertThat(KnownStates.expected(List.of(known), before)).isEqualTo("1");
+		this.clock.advance(Duration.ofMillis(1));
+		List<Long> told = new ArrayList<>();
+		CompletableFuture<Void> restoring = new CompletableFuture<>();
+		CompletableFuture<?> first = known.lost(before, this.clock.nanoTime(), (left) -> {
+			told.add(left);
+			return restoring;
+		});
+		// a second call sent before the loss was found joins the restoration under way
+		assertThat(known.lost(before, this.clock.nanoTime(), (left) -> {
+			throw new AssertionError("restored twice");
+		})).isSameAs(first);
+		assertThat(known.restoring()).isSameAs(first);
+		assertThat(told).containsExactly(6L);
+		restoring.complete(null);
+		assertThat(known.restoring()).isNull();
+		// nothing is expected until Redis answers again, then only that the state exists, for a while
+		assertThat(KnownStates.expected(List.of(known), this.clock.nanoTime())).isEmpty();
+		this.states.answered(this.states.sending(LIMITS), List.of(left(5)), this.clock.nanoTime());
+		assertThat(KnownStates.expected(List.of(known), this.clock.nanoTime())).isEqualTo("2");
+		this.clock.advance(Duration.ofNanos(2 * KnownStates.RESTORED_NANOS));
+		assertThat(KnownStates.expected(List.of(known), this.clock.nanoTime())).isEqualTo("1");
+	}
+
+	@Test
+	void expectsNothingOfAStateRedisSaidIsFullAlmostNow() {
+		this.states.answered(this.states.sending(LIMITS), List.of(left(6)), 0);
+		this.clock.advance(Duration.ofMinutes(1).minusNanos(KnownStates.EXPECT_MARGIN_NANOS));
+		assertThat(KnownStates.expected(List.of(this.states.tracked("k", POLICY)), this.clock.nanoTime())).isEmpty();
+	}
+
+	@Test
+	void owesWhatItLastHeardWasTakenWhenRedisCouldNotBeTold() {
+		this.states.answered(this.states.sending(LIMITS), List.of(left(6)), 0);
+		KnownStates.Known known = this.states.tracked("k", POLICY);
+		CompletableFuture<?> failed = known.lost(0, this.clock.nanoTime(),
+				(left) -> CompletableFuture.failedFuture(new TimeoutException()));
+		assertThat(failed).isCompletedExceptionally();
+		assertThat(known.owed()).isEqualTo(4);
+	}
+
 	private static Decision left(long remaining) {
 		return new Decision(true, 10, remaining, 0, Duration.ofMinutes(1).toNanos(), 0, 0);
 	}

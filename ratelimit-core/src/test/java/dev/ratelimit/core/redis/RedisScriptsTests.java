@@ -70,7 +70,14 @@ class RedisScriptsTests {
 			.isEqualTo(expected.toString()
 				.replace("Generated from the six algorithm scripts and stacked.lua: see stacked.lua",
 						"Generated from the six algorithm scripts and carry-over.lua: see carry-over.lua")
-					+ "\n" + piece("carry-over.lua"));
+					+ piece("release.lua") + "\n" + piece("carry-over.lua"));
+	}
+
+	@Test
+	void producesTheResetScriptFromTheHelpersAndTheRelease() {
+		assertThat(RedisScripts.get().reset().source()).isEqualTo(
+				"-- Generated from the standalone scripts' helpers and reset.lua: see reset.lua\n\n" + piece("helpers.lua")
+						+ piece("time.lua") + piece("release.lua") + "\n" + piece("reset.lua"));
 	}
 
 	@Test
@@ -91,7 +98,7 @@ class RedisScriptsTests {
 				.append(piece(giveBack))
 				.append("end,\n");
 		}
-		expected.append("}\n\n").append(piece("give-back.lua"));
+		expected.append("}\n").append(piece("release.lua")).append("\n").append(piece("give-back.lua"));
 		assertThat(RedisScripts.get().giveBack().source()).isEqualTo(expected.toString());
 	}
 

@@ -22,13 +22,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A fleet of three stores, each on a client of its own, on one real {@code redis-server} of the scenario's own,
  * under what a fleet meets besides a healthy Redis: 300 requests for one key of a limit of 100 per hour, sent by 60
  * threads released at once, round-robin over the three, while Redis stalls for 200 ms ({@code CLIENT PAUSE}),
- * while the host is busy and the clients are new, while Redis hangs ({@code SIGSTOP}) for a second, or is killed;
+ * while the host is busy and the clients are new, while Redis hangs ({@code SIGSTOP}) for a second, is killed,
+ * forgets everything ({@code FLUSHALL}), or is killed and restarted empty;
  * the thread whose decision is the {@value #FAULT_AT}th breaks Redis while the others go on. The stores are built
  * as a user gets them: the defaults, and a key prefix.
  * <p>
  * Through a stall or a busy host the fleet admits at most what one store admits alone plus one request per other
  * instance; without a fault, exactly what one store admits, all of it decided by Redis. When Redis stops answering
- * with calls in flight, at most what Redis admitted plus the fleet's shares.
+ * with calls in flight, or forgets, at most what Redis admitted plus the fleet's shares.
  */
 public final class StressScenario implements AutoCloseable {
 
@@ -81,11 +82,20 @@ public final class StressScenario implements AutoCloseable {
 		HUNG(3, true),
 
 		/** {@code SIGKILL}, restarted only after the burst. */
-		KILLED(3, true);
+		KILLED(3, true),
+
+		/** {@code FLUSHALL}: Redis forgets what it admitted, and answers on. */
+		FLUSHED(10, true),
+
+		/** {@code SIGKILL}, then restarted empty at once, with calls in flight. */
+		EMPTIED(5, true);
 
 		final int repetitions;
 
-		/** Whether Redis stops answering for longer than the maximum wait, with calls in flight. */
+		/**
+		 * Whether Redis stops answering for longer than the maximum wait with calls in flight, or forgets what it
+		 * admitted: the fleet then admits at most what Redis admitted plus its shares.
+		 */
 		final boolean outage;
 
 		Fault(int repetitions, boolean outage) {
@@ -127,8 +137,8 @@ public final class StressScenario implements AutoCloseable {
 				+ outcomes.stream().map(Outcome::allowed).toList() + " (one store alone " + alone + ")"
 				+ ", by the failure policy " + outcomes.stream().map(Outcome::byFailurePolicy).toList()
 				+ ", slowest (ms) " + outcomes.stream().map(Outcome::slowestMillis).toList());
-		// a Redis that dies with calls in flight and answers again within the window: what it admitted, and at
-		// most the fleet's shares besides, which each instance starts from what Redis last told it
+		// a Redis that dies with calls in flight and answers again within the window, or forgets: what it
+		// admitted, and at most the fleet's shares besides, which each instance starts from what Redis last told it
 		long bound = fault.outage ? 2 * alone + INSTANCES - 1 : alone + INSTANCES - 1;
 		assertThat(outcomes).allSatisfy((outcome) -> assertThat(outcome.allowed()).as("allowed")
 			.isLessThanOrEqualTo(bound));
@@ -230,6 +240,11 @@ public final class StressScenario implements AutoCloseable {
 				});
 			}
 			case KILLED -> this.server.kill();
+			case FLUSHED -> this.server.command("FLUSHALL");
+			case EMPTIED -> {
+				this.server.kill();
+				this.server.restart();
+			}
 			case NONE, BUSY_HOST -> {
 			}
 		}
