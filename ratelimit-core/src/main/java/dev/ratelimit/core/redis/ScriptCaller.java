@@ -34,6 +34,12 @@ final class ScriptCaller {
 
 	private static final String LOST = "LOST ";
 
+	/** The start of the error a Cluster answers while a call's keys are being moved between nodes. */
+	private static final String TRY_AGAIN = "TRYAGAIN";
+
+	/** How long a call that a Cluster answered {@code TRYAGAIN} waits before it is sent again. */
+	static final long TRY_AGAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
 	private static final Consumer<List<Long>> NO_READER = (reply) -> {
 	};
 
@@ -281,14 +287,61 @@ final class ScriptCaller {
 		return new CallFailure(kind(cause), cause, sent);
 	}
 
-	/** Sends the call; an executor that throws instead of failing its stage fails the reply all the same. */
+	/**
+	 * Sends the call, and sends it again while a Cluster answers {@code TRYAGAIN} (its keys are being moved to
+	 * another node, some there already), {@link #TRY_AGAIN_NANOS} later each time, while the maximum wait allows:
+	 * a slot migration is no outage. Cancelling the reply cancels the call under way. An executor that throws
+	 * instead of failing its stage fails the reply all the same.
+	 */
 	CompletableFuture<List<Long>> send(RedisScripts.Script script, List<String> keys, List<String> args) {
+		CompletableFuture<List<Long>> reply = new CompletableFuture<>();
+		sendUntilAnswered(script, keys, args, this.clock.nanoTime(), reply);
+		return reply;
+	}
+
+	private void sendUntilAnswered(RedisScripts.Script script, List<String> keys, List<String> args, long first,
+			CompletableFuture<List<Long>> reply) {
+		CompletableFuture<List<Long>> sent = sendOnce(script, keys, args);
+		reply.whenComplete((values, ex) -> {
+			if (reply.isCancelled()) {
+				sent.cancel(true);
+			}
+		});
+		sent.whenComplete((values, ex) -> {
+			if (ex == null) {
+				reply.complete(values);
+			}
+			else if (tryAgain(ex) && !reply.isDone()
+					&& this.clock.nanoTime() + TRY_AGAIN_NANOS - first < this.maxWaitNanos) {
+				this.timer.schedule(() -> {
+					if (!reply.isDone()) {
+						sendUntilAnswered(script, keys, args, first, reply);
+					}
+				}, TRY_AGAIN_NANOS);
+			}
+			else {
+				reply.completeExceptionally(ex);
+			}
+		});
+	}
+
+	private CompletableFuture<List<Long>> sendOnce(RedisScripts.Script script, List<String> keys, List<String> args) {
 		try {
 			return this.executor.execute(script.sha1(), script.source(), keys, args).toCompletableFuture();
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+	}
+
+	/** Whether a Cluster answered that the call's keys are being moved and the call is to be sent again. */
+	private static boolean tryAgain(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause.getMessage() != null && cause.getMessage().startsWith(TRY_AGAIN)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private static Kind kind(Throwable failure) {

@@ -182,6 +182,41 @@ class RedisAsyncStoreTests {
 	}
 
 	@Test
+	void sendsACallAgainWhileAClusterMovesItsKeysRatherThanTakingTheFailurePolicy() {
+		RedisRateLimitStore store = builder(Duration.ofMillis(50), Duration.ofMillis(500)).ticker(this.time).build();
+		CompletableFuture<List<Decision>> decided = decideWithoutWaiting(store, new KeyedPolicy("k", GCRA));
+		this.redis.tryAgain(0);
+		this.timeouts.advance(Duration.ofNanos(ScriptCaller.TRY_AGAIN_NANOS - 1));
+		assertThat(this.redis.calls).hasSize(1);
+		this.timeouts.advance(Duration.ofNanos(1));
+		assertThat(this.redis.calls).hasSize(2);
+		assertThat(this.redis.calls.get(1)).isEqualTo(this.redis.calls.get(0));
+		this.redis.tryAgain(1);
+		this.timeouts.advance(Duration.ofNanos(ScriptCaller.TRY_AGAIN_NANOS));
+		this.redis.reply(2, ALLOWED);
+		assertThat(decided).isCompletedWithValueMatching(
+				(decisions) -> decisions.get(0).allowed() && decisions.get(0).remaining() == 2);
+		assertThat(this.causes).isEmpty();
+		assertThat(store.failures().orElseThrow().status().decisions()).isZero();
+	}
+
+	@Test
+	void givesUpOnACallThatAClusterAnswersTryAgainUntilTheMaximumWait() {
+		RedisRateLimitStore store = builder(Duration.ofMillis(20), Duration.ofMillis(50)).ticker(this.time).build();
+		CompletableFuture<List<Decision>> decided = decideWithoutWaiting(store, new KeyedPolicy("k", GCRA));
+		for (int call = 0; call < 4; call++) {
+			this.redis.tryAgain(call);
+			this.timeouts.advance(Duration.ofNanos(ScriptCaller.TRY_AGAIN_NANOS));
+		}
+		// sent at 0, 10, 20 and 30 ms; the one sent at 40 ms could not be sent again within the 50 ms
+		this.redis.tryAgain(4);
+		assertThat(this.redis.calls).hasSize(5);
+		assertThat(decided).isCompletedWithValueMatching((decisions) -> !decisions.get(0).allowed());
+		assertThat(this.causes).singleElement()
+			.satisfies((cause) -> assertThat(cause).hasMessageStartingWith("TRYAGAIN"));
+	}
+
+	@Test
 	void givesUpAtTheMaximumWaitAndCancelsTheCall() {
 		RedisRateLimitStore store = builder(Duration.ofMillis(50), Duration.ofMillis(500)).ticker(this.time).build();
 		CompletableFuture<List<Decision>> decided = decideWithoutWaiting(store, new KeyedPolicy("k", GCRA));
@@ -502,6 +537,12 @@ class RedisAsyncStoreTests {
 
 		void reply(int call, long... values) {
 			this.replies.get(call).complete(values(values));
+		}
+
+		/** Answers as a Cluster does while the call's keys are being moved to another node. */
+		void tryAgain(int call) {
+			this.replies.get(call)
+				.completeExceptionally(new IllegalStateException("TRYAGAIN Multiple keys request during rehashing of slot"));
 		}
 
 	}

@@ -34,6 +34,7 @@ import dev.ratelimit.core.testing.RedisServerProcess;
 import dev.ratelimit.core.testing.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * A real three-master Redis Cluster on loopback ports: keys of many clients, spread over every node, are
@@ -192,13 +193,67 @@ class RedisClusterIT {
 		}
 	}
 
+	@Test
+	void sendsAStackAgainWhileItsSlotMovesToAnotherNodeRatherThanTakingTheFailurePolicy() {
+		List<RateLimitPolicy> stack = List.of(RateLimitPolicy.of("minute", Algorithm.GCRA, 5, Duration.ofMinutes(1)),
+				RateLimitPolicy.of("hour", Algorithm.FIXED_WINDOW, 5, Duration.ofHours(1)));
+		String prefix = "moving:" + RUN + ":";
+		String client = "mover";
+		int slot = RedisKeys.slot(RedisKeys.escape(client));
+		List<String> keys = stack.stream().map((policy) -> prefix + "{" + client + "}:" + policy.name()).toList();
+		RateLimitStore first = store(this.executor, new ManualTimeSource(), prefix);
+		assertThat(first.decideAll(client, stack)).allMatch(Decision::allowed);
+		RedisServerProcess source = owner(slot);
+		RedisServerProcess target = this.cluster.nodes().stream().filter((node) -> node != source).findFirst()
+			.orElseThrow();
+		AtomicInteger triedAgain = new AtomicInteger();
+		// the migration ends when the store is first told to try again, before it sends the call again
+		RedisScriptExecutor moving = (sha1, script, callKeys, args) -> this.executor.execute(sha1, script, callKeys,
+				args).whenComplete((reply, ex) -> {
+					if (ex != null && String.valueOf(ex.getMessage()).contains("TRYAGAIN")
+							&& triedAgain.getAndIncrement() == 0) {
+						source.command("MIGRATE", "127.0.0.1", Integer.toString(target.port()), keys.get(1), "0",
+								"5000");
+						for (RedisServerProcess node : this.cluster.nodes()) {
+							node.command("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", target.bulk("CLUSTER",
+									"MYID"));
+						}
+					}
+				});
+		RateLimitStore store = store(moving, new ManualTimeSource(), prefix, true);
+		// half moved: one key on each node, so that a call for both is to be sent again
+		target.command("CLUSTER", "SETSLOT", Integer.toString(slot), "IMPORTING", source.bulk("CLUSTER", "MYID"));
+		source.command("CLUSTER", "SETSLOT", Integer.toString(slot), "MIGRATING", target.bulk("CLUSTER", "MYID"));
+		assertThat(source.command("MIGRATE", "127.0.0.1", Integer.toString(target.port()), keys.get(0), "0", "5000"))
+			.isEqualTo("+OK");
+		List<Decision> moved = store.decideAll(client, stack);
+		assertThat(triedAgain).as("calls the Cluster answered TRYAGAIN").hasValue(1);
+		assertThat(moved).extracting(Decision::allowed, Decision::remaining)
+			.containsExactly(tuple(true, 3L), tuple(true, 3L));
+		assertThat(this.failures).isEmpty();
+		assertThat(owner(slot)).isSameAs(target);
+	}
+
+	/** The node that holds the keys of a slot. */
+	private RedisServerProcess owner(int slot) {
+		return this.cluster.nodes().stream()
+			.filter((node) -> !node.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(slot)).equals(":0"))
+			.findFirst()
+			.orElseThrow();
+	}
+
 	private RateLimitStore store(RedisScriptExecutor executor, ManualTimeSource clock, String prefix) {
+		return store(executor, clock, prefix, executor == this.executor);
+	}
+
+	private RateLimitStore store(RedisScriptExecutor executor, ManualTimeSource clock, String prefix,
+			boolean cluster) {
 		return this.open.track(RedisRateLimitStore.builder(executor)
 			.keyPrefix(prefix)
 			.timeSource(clock)
 			.timeout(Duration.ofSeconds(10))
 			.failurePolicy(FailurePolicy.DENY)
-			.cluster(executor == this.executor)
+			.cluster(cluster)
 			.onFailure((policies, cause) -> this.failures.add(cause))
 			.build());
 	}

@@ -313,6 +313,19 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @return the first line of the reply
 	 */
 	public String command(String... arguments) {
+		return reply(false, arguments);
+	}
+
+	/**
+	 * Sends one command whose reply is a bulk string, such as {@code CLUSTER MYID}, and returns the string.
+	 * @param arguments the command and its arguments
+	 * @return the string, without its length line
+	 */
+	public String bulk(String... arguments) {
+		return reply(true, arguments);
+	}
+
+	private String reply(boolean bulk, String... arguments) {
 		try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), this.port)) {
 			socket.setSoTimeout(5000);
 			StringBuilder request = new StringBuilder("*").append(arguments.length).append("\r\n");
@@ -327,15 +340,28 @@ public final class RedisServerProcess implements AutoCloseable {
 			out.write(request.toString().getBytes(StandardCharsets.UTF_8));
 			out.flush();
 			InputStream in = socket.getInputStream();
-			StringBuilder line = new StringBuilder();
-			for (int c = in.read(); c != -1 && c != '\r'; c = in.read()) {
-				line.append((char) c);
+			String line = line(in);
+			if (!bulk) {
+				return line;
 			}
-			return line.toString();
+			if (!line.startsWith("$")) {
+				throw new IllegalStateException(arguments[0] + " answered " + line);
+			}
+			in.read();
+			return line(in);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Redis on port " + this.port + " did not answer " + arguments[0], ex);
 		}
+	}
+
+	/** One reply line, up to its {@code \r}. */
+	private static String line(InputStream in) throws IOException {
+		StringBuilder line = new StringBuilder();
+		for (int c = in.read(); c != -1 && c != '\r'; c = in.read()) {
+			line.append((char) c);
+		}
+		return line.toString();
 	}
 
 	private void awaitPong() {
