@@ -542,7 +542,8 @@ class RedisAsyncStoreTests {
 		/** Answers as a Cluster does while the call's keys are being moved to another node. */
 		void tryAgain(int call) {
 			this.replies.get(call)
-				.completeExceptionally(new IllegalStateException("TRYAGAIN Multiple keys request during rehashing of slot"));
+				.completeExceptionally(
+						new IllegalStateException("TRYAGAIN Multiple keys request during rehashing of slot"));
 		}
 
 	}
