@@ -171,10 +171,12 @@ final class DecisionCalls {
 	 * {@code client}, already escaped, under {@code limiter}'s policy, or what is left if fewer: Redis then counts
 	 * them as if it had admitted them. One call, and one more when fewer are left.
 	 * @param sent the instant of the call, from {@link #now()}
+	 * @param expect whether the caller expects Redis to hold the state, as {@link KnownStates#expected} writes it
 	 */
-	CompletableFuture<Void> charge(String client, RedisLimiter limiter, long permits, long sent, boolean wait) {
+	CompletableFuture<Void> charge(String client, RedisLimiter limiter, long permits, long sent, String expect,
+			boolean wait) {
 		List<String> clients = List.of(client);
-		return decide(clients, List.of(limiter.withCost(permits)), sent, false, wait).thenCompose((taken) -> {
+		return decide(clients, List.of(limiter.withCost(permits)), sent, false, expect, wait).thenCompose((taken) -> {
 			Decision decision = taken.get(0);
 			return (decision.allowed() || decision.remaining() == 0) ? DONE
 					: decide(clients, List.of(limiter.withCost(decision.remaining())), sent, false, wait)

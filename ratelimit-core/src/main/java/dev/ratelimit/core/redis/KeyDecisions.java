@@ -74,7 +74,7 @@ final class KeyDecisions {
 			};
 			return restored(known, sent, wait)
 				.thenCompose((none) -> this.calls.carryOver(clients, limiters, sent, wait))
-				.thenCompose((none) -> tellOwed(clients, limiters, known, sent, wait))
+				.thenCompose((none) -> tellOwed(clients, limiters, known, expect, sent, wait))
 				.thenCompose((none) -> this.calls.decide(clients, limiters, sent, false, expect, wait, reader))
 				.exceptionallyCompose((ex) -> restore(ex, clients, limiters, known, expect, sent, wait, reader))
 				.handle((decisions, ex) -> {
@@ -100,7 +100,7 @@ final class KeyDecisions {
 	 * that this decision and every later one counts them.
 	 */
 	private CompletableFuture<?> tellOwed(List<String> clients, List<RedisLimiter> limiters,
-			List<KnownStates.Known> known, long sent, boolean wait) {
+			List<KnownStates.Known> known, String expect, long sent, boolean wait) {
 		CompletableFuture<?> told = DecisionCalls.DONE;
 		for (int i = 0; i < limiters.size(); i++) {
 			KnownStates.Known state = known.get(i);
@@ -108,7 +108,9 @@ final class KeyDecisions {
 			if (owed > 0) {
 				RedisLimiter limiter = limiters.get(i);
 				String client = clients.get(i);
-				told = told.thenCompose((none) -> this.calls.charge(client, limiter, owed, sent, wait))
+				// a state Redis lost is restored before it is told anything
+				String expects = expect.isEmpty() ? "" : expect.substring(i, i + 1);
+				told = told.thenCompose((none) -> this.calls.charge(client, limiter, owed, sent, expects, wait))
 					.whenComplete((none, ex) -> this.known.settled(state, owed, ex == null));
 			}
 		}

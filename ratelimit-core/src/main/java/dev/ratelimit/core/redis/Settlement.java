@@ -79,7 +79,9 @@ final class Settlement {
 		List<String> client = List.of(RedisKeys.escape(owed.key));
 		long sent = this.calls.now();
 		ScriptCaller.done(this.calls.carryOver(client, limiter, sent, true));
-		ScriptCaller.done(this.calls.charge(client.get(0), limiter.get(0), permits, sent, true));
+		// a state Redis lost is not told anything: the next decision of the key restores it first
+		ScriptCaller.done(this.calls.charge(client.get(0), limiter.get(0), permits, sent,
+				KnownStates.expected(List.of(owed), sent), true));
 	}
 
 }

@@ -2,14 +2,16 @@ package dev.ratelimit.core.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real Redis Cluster of three masters and no replicas, each a {@link RedisServerProcess} on a loopback
- * port, joined with {@code redis-cli --cluster create}. {@link #close()} stops every node and deletes their
- * folders.
+ * A real Redis Cluster of three masters, without replicas or with one each, every node a
+ * {@link RedisServerProcess} on a loopback port, joined with {@code redis-cli --cluster create}.
+ * {@link #close()} stops every node and deletes their folders.
  */
 public final class LocalRedisCluster implements AutoCloseable {
 
@@ -17,8 +19,11 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private final List<RedisServerProcess> nodes;
 
-	private LocalRedisCluster(List<RedisServerProcess> nodes) {
+	private final int replicas;
+
+	private LocalRedisCluster(List<RedisServerProcess> nodes, int replicas) {
 		this.nodes = nodes;
+		this.replicas = replicas;
 	}
 
 	/**
@@ -34,13 +39,27 @@ public final class LocalRedisCluster implements AutoCloseable {
 	 * @return the running cluster
 	 */
 	public static LocalRedisCluster start() {
+		return start(0, Duration.ofSeconds(5));
+	}
+
+	/**
+	 * Starts three masters with {@code replicas} replicas each, joins them into a cluster and waits until every
+	 * node reports it ready.
+	 * @param replicas replicas per master, 0 or 1
+	 * @param nodeTimeout after how long without an answer the other nodes hold a node failed, and a replica
+	 * takes over its master's slots
+	 * @return the running cluster
+	 */
+	public static LocalRedisCluster start(int replicas, Duration nodeTimeout) {
 		List<RedisServerProcess> nodes = new ArrayList<>();
 		try {
-			for (int i = 0; i < 3; i++) {
+			for (int i = 0; i < 3 * (1 + replicas); i++) {
+				// a replica takes over however long ago it last heard from its master: these are fresh
 				nodes.add(RedisServerProcess.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-						"--cluster-node-timeout", "5000"));
+						"--cluster-node-timeout", Long.toString(nodeTimeout.toMillis()),
+						"--cluster-replica-validity-factor", "0"));
 			}
-			LocalRedisCluster cluster = new LocalRedisCluster(List.copyOf(nodes));
+			LocalRedisCluster cluster = new LocalRedisCluster(List.copyOf(nodes), replicas);
 			cluster.create();
 			cluster.awaitReady();
 			return cluster;
@@ -70,7 +89,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 	private void create() {
 		List<String> command = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
 		this.nodes.forEach((node) -> command.add("127.0.0.1:" + node.port()));
-		command.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+		command.addAll(List.of("--cluster-replicas", Integer.toString(this.replicas), "--cluster-yes"));
 		try {
 			Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
 			String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -85,6 +104,27 @@ public final class LocalRedisCluster implements AutoCloseable {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted while creating the cluster", ex);
 		}
+	}
+
+	/**
+	 * The master that serves the slot of every key whose hash tag is {@code hashTag}: the one node that accepts a
+	 * write of such a key, the others answering {@code MOVED}.
+	 * @param hashTag the hash tag, without its braces
+	 * @return the master, if one serves the slot now
+	 */
+	public Optional<RedisServerProcess> master(String hashTag) {
+		String probe = "{" + hashTag + "}:probe";
+		return this.nodes.stream().filter(RedisServerProcess::isRunning)
+			.filter((node) -> node.command("SET", probe, "1").equals("+OK"))
+			.findFirst();
+	}
+
+	/**
+	 * Whether every running node says the cluster is OK: every slot served.
+	 * @return whether the cluster is OK
+	 */
+	public boolean ok() {
+		return this.nodes.stream().filter(RedisServerProcess::isRunning).allMatch(LocalRedisCluster::clusterStateOk);
 	}
 
 	private void awaitReady() {

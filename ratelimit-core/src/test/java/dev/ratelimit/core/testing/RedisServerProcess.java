@@ -120,6 +120,14 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	/**
+	 * Whether the server process runs and is not paused.
+	 * @return whether it runs
+	 */
+	public synchronized boolean isRunning() {
+		return this.process != null && this.process.isAlive() && !this.paused;
+	}
+
+	/**
 	 * Starts the server again on its port after {@link #stop()}, empty; does nothing while it runs.
 	 */
 	public synchronized void restart() {

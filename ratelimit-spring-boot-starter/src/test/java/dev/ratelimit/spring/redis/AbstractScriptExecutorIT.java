@@ -193,6 +193,98 @@ abstract class AbstractScriptExecutorIT {
 		}
 	}
 
+	/**
+	 * A Cluster of three primaries with a replica each loses the primary of a client's slot mid-window: once the
+	 * replica has taken over and the cluster is OK again, Redis decides that client again within two seconds,
+	 * and it never gets more than its limit, what the failure policy admitted meanwhile included.
+	 */
+	@Test
+	void followsAFailoverOfThePrimaryThatServesAClient() {
+		if (!LocalRedisCluster.isAvailable()) {
+			TestRedis.skipOrFail("there is no redis-server and redis-cli on the PATH to start a cluster");
+		}
+		RateLimitPolicy policy = RateLimitPolicy.of("hour", Algorithm.GCRA, 100, Duration.ofHours(1));
+		try (LocalRedisCluster cluster = LocalRedisCluster.start(1, Duration.ofSeconds(1));
+				Connection connection = connect(new RedisClusterConfiguration(
+						cluster.nodes().stream().map((node) -> "127.0.0.1:" + node.port()).toList()), TIMEOUT)) {
+			RedisRateLimitStore store = this.open.track(RedisRateLimitStore.builder(connection.executor())
+				.keyPrefix(getClass().getSimpleName() + ":failover:" + RUN + ":")
+				.failurePolicy(FailurePolicy.LOCAL)
+				.onFailure((policies, cause) -> this.failures.add(cause))
+				.build());
+			// connections to every primary opened, as the starter's warm-up does
+			for (int i = 0; i < 100 && !warmedUp(store, policy); i++) {
+				assertThat(i).as("warm-up attempts").isLessThan(99);
+			}
+			RateLimiter limiter = store.limiter(policy);
+			RedisServerProcess primary = cluster.master("client").orElseThrow();
+			String other = "other";
+			for (int i = 0; cluster.master(other).orElseThrow() == primary; i++) {
+				other = "other" + i;
+			}
+			int allowed = 0;
+			for (int i = 0; i < 30; i++) {
+				allowed += limiter.tryAcquire("client") ? 1 : 0;
+			}
+			assertThat(allowed).isEqualTo(30);
+			assertThat(this.failures).isEmpty();
+			primary.kill();
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+			boolean failed = false;
+			long okAt = 0;
+			long decidedAgainAt = 0;
+			int byFailurePolicy = 0;
+			int otherByFailurePolicy = 0;
+			while (decidedAgainAt == 0 && System.nanoTime() - deadline < 0) {
+				int before = this.failures.size();
+				allowed += limiter.tryAcquire("client") ? 1 : 0;
+				boolean byRedis = this.failures.size() == before;
+				byFailurePolicy += byRedis ? 0 : 1;
+				int beforeOther = this.failures.size();
+				limiter.tryAcquire(other);
+				otherByFailurePolicy += (this.failures.size() == beforeOther) ? 0 : 1;
+				boolean ok = cluster.ok();
+				failed |= !ok;
+				if (failed && ok && okAt == 0) {
+					okAt = System.nanoTime();
+				}
+				if (okAt != 0 && byRedis) {
+					decidedAgainAt = System.nanoTime();
+				}
+			}
+			assertThat(okAt).as("the cluster OK again after the failover").isPositive();
+			assertThat(decidedAgainAt).as("Redis deciding again").isPositive();
+			for (int i = 0; i < 100; i++) {
+				allowed += limiter.tryAcquire("client") ? 1 : 0;
+			}
+			System.out.println(getClass().getSimpleName() + ": after the failover, Redis decided again "
+					+ TimeUnit.NANOSECONDS.toMillis(decidedAgainAt - okAt) + " ms after the cluster was OK; "
+					+ allowed + " of 100 allowed; by the failure policy " + byFailurePolicy
+					+ " decisions of the client, " + otherByFailurePolicy + " of a client on a healthy primary");
+			assertThat(Duration.ofNanos(decidedAgainAt - okAt)).as("Redis deciding again after the cluster is OK")
+				.isLessThanOrEqualTo(Duration.ofSeconds(2));
+			assertThat(allowed).as("allowed in all, by Redis and by the failure policy").isLessThanOrEqualTo(100);
+		}
+	}
+
+	private static boolean warmedUp(RedisRateLimitStore store, RateLimitPolicy policy) {
+		try {
+			store.warmUp()
+				.orElseThrow()
+				.warmUp(List.of(List.of(policy)))
+				.toCompletableFuture()
+				.get(5, TimeUnit.SECONDS);
+			return true;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return false;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	@Test
 	void rejectsCallsAtOnceWhileRedisIsDownRunsNoneOfThemLaterAndIsBackWithinASecond() throws Exception {
 		requireRedisServer();

@@ -92,10 +92,11 @@ class JedisScriptExecutorIT extends AbstractScriptExecutorIT {
 			assertThat(limiter.tryAcquire("client")).isFalse();
 			assertThat(this.failures).hasSize(2);
 			server.restart();
-			// a restarted Redis has lost its state and its scripts
+			// a restarted Redis has lost its state and its scripts: the state is restored from what the store last
+			// heard, so the permit taken before the restart stays taken
 			assertThat(List.of(limiter.tryAcquire("client"), limiter.tryAcquire("client"),
-					limiter.tryAcquire("client"), limiter.tryAcquire("client")))
-				.containsExactly(true, true, true, false);
+					limiter.tryAcquire("client")))
+				.containsExactly(true, true, false);
 			assertThat(this.failures).hasSize(2);
 		}
 	}
