@@ -38,8 +38,10 @@ local function decision_time(now_index, deadline_index, expect_index)
       local byte = string.byte(expect, i)
       if byte ~= 48 then
         local key = KEYS[i]
-        if redis.call('EXISTS', key, key .. RELEASED) == 0
-            or (byte == 49 and redis.call('EXISTS', key .. RESTORED) == 1) then
+        -- one call where the state is there: it counts twice, so 2 alone, 3 if restored a moment ago, and 0
+        -- or 1 (the mark alone) when it is gone
+        local found = redis.call('EXISTS', key, key, key .. RESTORED)
+        if (found < 2 and redis.call('EXISTS', key .. RELEASED) == 0) or (found == 3 and byte == 49) then
           lost = lost .. ' ' .. i
         end
       end

@@ -151,8 +151,9 @@ final class KeyDecisions {
 	/**
 	 * When the call failed because Redis had lost states that this instance expected it to hold, tells Redis
 	 * the permits it last said were left under each, once per loss (a call that expected a state already being
-	 * restored waits for that), then decides again; any other failure is passed on. Several instances may each
-	 * tell Redis what they knew: Redis keeps the fewest permits left.
+	 * restored waits for that), then what the failure policy admitted meanwhile, and decides again; any other
+	 * failure is passed on. Several instances may each tell Redis what they knew: Redis keeps the fewest permits
+	 * left.
 	 */
 	private CompletableFuture<List<Decision>> restore(Throwable ex, List<String> clients,
 			List<RedisLimiter> limiters, List<KnownStates.Known> known, String expect, long sent, boolean wait,
@@ -171,16 +172,13 @@ final class KeyDecisions {
 			String client = clients.get(i);
 			CompletableFuture<?> state = known.get(i).lost(sent, now, (left) -> {
 				this.failures.stateLost();
-				return this.calls.restore(client, limiter, left, now, wait)
-					.whenComplete((none, failed) -> {
-						if (failed != null) {
-							this.known.owe();
-						}
-					});
+				return this.calls.restore(client, limiter, left, now, wait);
 			});
 			restored = restored.thenCompose((none) -> awaited(state, sent, wait));
 		}
-		return restored.thenCompose((none) -> this.calls.decide(clients, limiters, sent, false, "", wait, reader));
+		// what the failure policy admitted is told to the restored states, as before any decision
+		return restored.thenCompose((none) -> tellOwed(clients, limiters, known, "", sent, wait))
+			.thenCompose((none) -> this.calls.decide(clients, limiters, sent, false, "", wait, reader));
 	}
 
 	/** Redis decided a request of one key: a denial is kept, and the key's state is known for the failure policy. */

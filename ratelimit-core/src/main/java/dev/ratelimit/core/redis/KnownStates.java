@@ -368,7 +368,7 @@ final class KnownStates {
 		 * Redis has lost the key's state, which a call sent at {@code sent} expected. The first such call since
 		 * Redis last said tells Redis, through {@code restore} started at {@code now}, the permits Redis last said
 		 * were left; a call sent before that started waits for it. Until Redis answers again, the key counts as
-		 * one Redis told nothing of.
+		 * one Redis told nothing of, and if Redis could not be told, as it was.
 		 * @return the restoration, complete once Redis was told, or failed if it could not be
 		 */
 		CompletableFuture<?> lost(long sent, long now, LongFunction<CompletableFuture<?>> restore) {
@@ -389,13 +389,17 @@ final class KnownStates {
 			}
 			else {
 				restore.apply(left).whenComplete((none, ex) -> {
-					if (ex == null) {
-						restoring.complete(null);
+					if (ex != null) {
+						// still known, for the failure policy and for the next call, which finds the state lost again
+						synchronized (this) {
+							if (this.remaining < 0) {
+								this.remaining = left;
+							}
+						}
+						restoring.completeExceptionally(ex);
 					}
 					else {
-						// told later, as what the failure policy admits is
-						admitted(Math.max(0, this.policy.capacity() - left), now);
-						restoring.completeExceptionally(ex);
+						restoring.complete(null);
 					}
 				});
 			}

@@ -146,13 +146,15 @@ class KnownStatesTests {
 	}
 
 	@Test
-	void owesWhatItLastHeardWasTakenWhenRedisCouldNotBeTold() {
+	void keepsWhatItLastHeardWhenRedisCouldNotBeToldOfALoss() {
 		this.states.answered(this.states.sending(LIMITS), List.of(left(6)), 0);
 		KnownStates.Known known = this.states.tracked("k", POLICY);
 		CompletableFuture<?> failed = known.lost(0, this.clock.nanoTime(),
 				(left) -> CompletableFuture.failedFuture(new TimeoutException()));
 		assertThat(failed).isCompletedExceptionally();
-		assertThat(known.owed()).isEqualTo(4);
+		// the failure policy goes on from the known state, and a later call restores it
+		assertThat(known.left(1)).isEqualTo(6);
+		assertThat(KnownStates.expected(List.of(known), this.clock.nanoTime())).isEqualTo("2");
 	}
 
 	private static Decision left(long remaining) {
