@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -86,14 +87,16 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	/**
 	 * Starts a Sentinel, which needs a configuration file it can rewrite, monitoring one primary on loopback
-	 * with a quorum of one.
+	 * with a quorum of one, which it holds down after {@code downAfter} without an answer.
 	 */
-	static RedisServerProcess startSentinel(String primaryName, int primaryPort) {
+	static RedisServerProcess startSentinel(String primaryName, int primaryPort, Duration downAfter) {
 		int port = freePort();
 		try {
 			Path directory = Files.createTempDirectory("ratelimit-sentinel-" + port + "-");
-			Path configFile = Files.writeString(directory.resolve("sentinel.conf"),
-					"sentinel monitor " + primaryName + " 127.0.0.1 " + primaryPort + " 1\n");
+			String configuration = "sentinel monitor " + primaryName + " 127.0.0.1 " + primaryPort + " 1\n"
+					+ "sentinel down-after-milliseconds " + primaryName + " " + downAfter.toMillis() + "\n"
+					+ "sentinel failover-timeout " + primaryName + " " + 10 * downAfter.toMillis() + "\n";
+			Path configFile = Files.writeString(directory.resolve("sentinel.conf"), configuration);
 			RedisServerProcess sentinel = new RedisServerProcess(port, directory, List.of("--sentinel"), configFile);
 			sentinel.launch();
 			return sentinel;
@@ -321,7 +324,7 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @return the first line of the reply
 	 */
 	public String command(String... arguments) {
-		return reply(false, arguments);
+		return lines(1, arguments).get(0);
 	}
 
 	/**
@@ -330,10 +333,21 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @return the string, without its length line
 	 */
 	public String bulk(String... arguments) {
-		return reply(true, arguments);
+		List<String> lines = lines(2, arguments);
+		if (!lines.get(0).startsWith("$")) {
+			throw new IllegalStateException(arguments[0] + " answered " + lines.get(0));
+		}
+		return lines.get(1);
 	}
 
-	private String reply(boolean bulk, String... arguments) {
+	/**
+	 * Sends one command and returns the first {@code count} lines of Redis' reply, as the protocol writes them:
+	 * for an array of two strings, its length, then each string's length and the string.
+	 * @param count how many lines to read
+	 * @param arguments the command and its arguments
+	 * @return the lines
+	 */
+	public List<String> lines(int count, String... arguments) {
 		try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), this.port)) {
 			socket.setSoTimeout(5000);
 			StringBuilder request = new StringBuilder("*").append(arguments.length).append("\r\n");
@@ -348,15 +362,14 @@ public final class RedisServerProcess implements AutoCloseable {
 			out.write(request.toString().getBytes(StandardCharsets.UTF_8));
 			out.flush();
 			InputStream in = socket.getInputStream();
-			String line = line(in);
-			if (!bulk) {
-				return line;
+			List<String> lines = new ArrayList<>(count);
+			lines.add(line(in));
+			while (lines.size() < count) {
+				// the \n that ended the line before
+				in.read();
+				lines.add(line(in));
 			}
-			if (!line.startsWith("$")) {
-				throw new IllegalStateException(arguments[0] + " answered " + line);
-			}
-			in.read();
-			return line(in);
+			return lines;
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Redis on port " + this.port + " did not answer " + arguments[0], ex);
