@@ -121,7 +121,7 @@ final class DecisionCalls {
 			.call(decideScript(limiters, peek), keys(clients, limiters), decideArgs(limiters, sent, peek, expect),
 					wait, (reply) -> {
 						try {
-							reader.accept(read(limiters, reply));
+							reader.accept(read(limiters, reply, 0));
 						}
 						catch (ScriptCaller.CallFailure failure) {
 							// the caller reads the same failure
@@ -129,7 +129,7 @@ final class DecisionCalls {
 					})
 			.thenApply((reply) -> {
 				try {
-					return read(limiters, reply);
+					return read(limiters, reply, partition(clients.get(0)));
 				}
 				catch (ScriptCaller.CallFailure failure) {
 					throw new CompletionException(failure);
@@ -148,7 +148,8 @@ final class DecisionCalls {
 	}
 
 	/** The decisions in a decision call's reply, one per limiter; a reply of another shape is a failure. */
-	private List<Decision> read(List<RedisLimiter> limiters, List<Long> reply) throws ScriptCaller.CallFailure {
+	private List<Decision> read(List<RedisLimiter> limiters, List<Long> reply, int partition)
+			throws ScriptCaller.CallFailure {
 		try {
 			if (reply.size() != REPLY * limiters.size()) {
 				throw new IllegalStateException("wrong length");
@@ -162,8 +163,13 @@ final class DecisionCalls {
 		catch (RuntimeException ex) {
 			throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, new IllegalStateException("Expected "
 					+ REPLY * limiters.size() + " integers from the rate limiting script, got " + reply, ex),
-					this.caller.clock().nanoTime());
+					this.caller.clock().nanoTime(), partition);
 		}
+	}
+
+	/** The part of the key space that the calls for the client whose key is written {@code client} go to. */
+	int partition(String client) {
+		return this.caller.partition(List.of(this.keys.client(client)));
 	}
 
 	/**

@@ -126,7 +126,8 @@ final class KeyDecisions {
 		for (KnownStates.Known state : known) {
 			CompletableFuture<?> restoring = state.restoring();
 			if (restoring != null) {
-				restored = restored.thenCompose((none) -> awaited(restoring, sent, wait));
+				int partition = this.calls.partition(RedisKeys.escape(state.key));
+				restored = restored.thenCompose((none) -> awaited(restoring, sent, partition, wait));
 			}
 		}
 		return restored;
@@ -136,13 +137,13 @@ final class KeyDecisions {
 	 * A restoration that another caller started, as a stage of this caller's chain: waited for as long as a call
 	 * is if {@code wait}, and then failed if still under way.
 	 */
-	private CompletableFuture<?> awaited(CompletableFuture<?> restoring, long sent, boolean wait) {
+	private CompletableFuture<?> awaited(CompletableFuture<?> restoring, long sent, int partition, boolean wait) {
 		if (wait) {
 			DecisionCalls.await(restoring, this.calls.maxWaitNanos());
 			if (!restoring.isDone()) {
 				// the caller that started it reports its call: this one counts no more towards an outage
 				return CompletableFuture.failedFuture(new ScriptCaller.CallFailure(ScriptCaller.Kind.SLOW,
-						new TimeoutException("Redis was not told in time what it had lost"), sent, true));
+						new TimeoutException("Redis was not told in time what it had lost"), sent, true, partition));
 			}
 		}
 		return restoring;
@@ -174,7 +175,8 @@ final class KeyDecisions {
 				this.failures.stateLost();
 				return this.calls.restore(client, limiter, left, now, wait);
 			});
-			restored = restored.thenCompose((none) -> awaited(state, sent, wait));
+			int partition = this.calls.partition(client);
+			restored = restored.thenCompose((none) -> awaited(state, sent, partition, wait));
 		}
 		// what the failure policy admitted is told to the restored states, as before any decision
 		return restored.thenCompose((none) -> tellOwed(clients, limiters, known, "", sent, wait))

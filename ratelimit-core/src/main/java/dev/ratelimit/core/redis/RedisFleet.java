@@ -176,7 +176,8 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 				accept(reply, this.caller.clock().nanoTime());
 			}
 			catch (IllegalStateException ex) {
-				throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, ex, this.caller.clock().nanoTime());
+				throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, ex, this.caller.clock().nanoTime(),
+						this.caller.partition(this.fleetKeys));
 			}
 			follow();
 		}
@@ -421,7 +422,7 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 		if (reply.size() != 3 + more) {
 			throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, new IllegalStateException(
 					"Expected " + (3 + more) + " integers from the control script, got " + reply),
-					this.caller.clock().nanoTime());
+					this.caller.clock().nanoTime(), this.caller.partition(List.of(this.keys.control())));
 		}
 		return reply;
 	}

@@ -105,8 +105,22 @@ final class RedisKeys {
 	 * (XMODEM) of its hash tag, the escaped client key, modulo 16384.
 	 */
 	static int slot(String escapedClient) {
+		return crc16Slot(escapedClient);
+	}
+
+	/**
+	 * The Redis Cluster slot of a key the store writes, as Redis computes it: of its hash tag, the text between
+	 * its first <code>{</code> and the next <code>}</code>, if not empty, else of the whole key.
+	 */
+	static int slotOfKey(String key) {
+		int open = key.indexOf('{');
+		int close = (open >= 0) ? key.indexOf('}', open + 1) : -1;
+		return crc16Slot((close > open + 1) ? key.substring(open + 1, close) : key);
+	}
+
+	private static int crc16Slot(String text) {
 		int crc = 0;
-		for (byte b : escapedClient.getBytes(StandardCharsets.UTF_8)) {
+		for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
 			crc ^= (b & 0xff) << 8;
 			for (int bit = 0; bit < 8; bit++) {
 				crc = ((crc & 0x8000) != 0) ? (crc << 1) ^ 0x1021 : crc << 1;

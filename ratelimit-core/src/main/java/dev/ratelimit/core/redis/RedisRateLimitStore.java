@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToIntFunction;
 
 import org.jspecify.annotations.Nullable;
 
@@ -88,14 +89,19 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		LocalDenials denials = builder.localDenials ? new LocalDenials() : null;
 		RedisClock clock = new RedisClock(builder.ticker);
 		KnownStates known = new KnownStates(DecisionCalls.clock(builder.timeSource, clock));
-		this.failures = new StoreFailures(new OutageDetector(builder.timeout.toNanos(), builder.ticker),
+		// on a Cluster each slot fails alone: the slot of a client key, and of a key the store writes
+		ToIntFunction<String> clientSlots = builder.cluster ? (client) -> RedisKeys.slot(RedisKeys.escape(client))
+				: null;
+		this.failures = new StoreFailures(() -> new OutageDetector(builder.timeout.toNanos(), builder.ticker),
+				clientSlots,
 				new Fallback(builder.failurePolicy, Fallback.local(builder.fallback, builder.timeSource),
 						this::fleetSize, known),
 				new FailureLog(logger, builder.failurePolicy, builder.ticker,
 						ownScheduler ? scheduler : Runnable::run));
 		builder.listeners.forEach(this.failures::addListener);
 		ScriptCaller caller = new ScriptCaller(builder.executor, builder.timeout,
-				ScriptCaller.maxWait(builder.timeout, builder.maxWait), clock, builder.timer, this.failures);
+				ScriptCaller.maxWait(builder.timeout, builder.maxWait), clock, builder.timer, this.failures,
+				builder.cluster ? RedisKeys::slotOfKey : (key) -> 0);
 		this.calls = new DecisionCalls(builder.keys, builder.timeSource, caller);
 		this.fleet = new RedisFleet(caller, builder.keys, this.failures, denials, scheduler, ownScheduler);
 		this.decisions = new KeyDecisions(this.calls, this.failures, this.fleet, denials, known);

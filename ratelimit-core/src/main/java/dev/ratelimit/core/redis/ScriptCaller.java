@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 import org.jspecify.annotations.Nullable;
 
@@ -55,13 +56,16 @@ final class ScriptCaller {
 
 	private final Listener listener;
 
+	private final ToIntFunction<String> partitions;
+
 	/**
 	 * Creates a caller that tells {@code listener} of a call answered within {@code timeout} or not, and gives up
 	 * on it after {@code maxWait}, no shorter than the timeout.
 	 */
 	ScriptCaller(RedisScriptExecutor executor, Duration timeout, Duration maxWait, RedisClock clock, Timer timer,
-			Listener listener) {
+			Listener listener, ToIntFunction<String> partitions) {
 		this.executor = executor;
+		this.partitions = partitions;
 		this.timeoutNanos = timeout.toNanos();
 		this.maxWaitNanos = Math.max(this.timeoutNanos, maxWait.toNanos());
 		this.clock = clock;
@@ -71,6 +75,14 @@ final class ScriptCaller {
 
 	RedisClock clock() {
 		return this.clock;
+	}
+
+	/**
+	 * The part of the key space that a call of {@code keys} goes to, whose failures count towards its outage
+	 * alone: on a Cluster the slot of the keys, which all share one, else 0.
+	 */
+	int partition(List<String> keys) {
+		return keys.isEmpty() ? 0 : this.partitions.applyAsInt(keys.get(0));
 	}
 
 	/**
@@ -85,6 +97,7 @@ final class ScriptCaller {
 	private List<Long> call(RedisScripts.Script script, List<String> keys, Function<String, List<String>> args,
 			Consumer<List<Long>> reader) throws CallFailure {
 		long sent = this.clock.nanoTime();
+		int partition = partition(keys);
 		CompletableFuture<List<Long>> reply = send(script, keys, args.apply(deadline(sent)));
 		reply.thenAccept(reader);
 		try {
@@ -93,23 +106,23 @@ final class ScriptCaller {
 				values = reply.get(remainingNanos(sent, this.timeoutNanos), TimeUnit.NANOSECONDS);
 			}
 			catch (TimeoutException ex) {
-				this.listener.late(late(sent));
+				this.listener.late(late(sent, partition));
 				return reply.get(remainingNanos(sent, this.maxWaitNanos), TimeUnit.NANOSECONDS);
 			}
-			this.listener.answered();
+			this.listener.answered(partition);
 			return values;
 		}
 		catch (TimeoutException ex) {
 			reply.cancel(true);
-			throw timedOut(sent);
+			throw timedOut(sent, partition);
 		}
 		catch (ExecutionException | CancellationException ex) {
-			throw failed(ex, sent);
+			throw failed(ex, sent, partition);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			reply.cancel(true);
-			throw new CallFailure(Kind.INTERRUPTED, ex, sent);
+			throw new CallFailure(Kind.INTERRUPTED, ex, sent, partition);
 		}
 	}
 
@@ -128,6 +141,7 @@ final class ScriptCaller {
 	private CompletableFuture<List<Long>> callAsync(RedisScripts.Script script, List<String> keys,
 			Function<String, List<String>> args, Consumer<List<Long>> reader) {
 		long sent = this.clock.nanoTime();
+		int partition = partition(keys);
 		CompletableFuture<List<Long>> reply = send(script, keys, args.apply(deadline(sent)));
 		reply.thenAccept(reader);
 		CompletableFuture<List<Long>> answer = new CompletableFuture<>();
@@ -136,13 +150,13 @@ final class ScriptCaller {
 		reply.whenComplete((values, ex) -> {
 			if (ex == null) {
 				if (reported.compareAndSet(false, true)) {
-					this.listener.answered();
+					this.listener.answered(partition);
 				}
 				answer.complete(values);
 			}
 			// a stage cancelled by the timeout below is answered there, as a late reply, not as an error
 			else if (!reply.isCancelled()) {
-				answer.completeExceptionally(failed(ex, sent));
+				answer.completeExceptionally(failed(ex, sent, partition));
 			}
 		});
 		if (!answer.isDone()) {
@@ -151,12 +165,12 @@ final class ScriptCaller {
 				if (answer.isDone() || !reported.compareAndSet(false, true)) {
 					return;
 				}
-				this.listener.late(late(sent));
+				this.listener.late(late(sent, partition));
 				this.timer.schedule(() -> {
 					// a reply that came first answers, as it has taken its permits; a stage cancelled elsewhere
 					// does not
 					if (!answer.isDone() && (reply.cancel(true) || reply.isCancelled())) {
-						answer.completeExceptionally(timedOut(sent));
+						answer.completeExceptionally(timedOut(sent, partition));
 					}
 				}, remainingNanos(sent, this.maxWaitNanos));
 			}, remainingNanos(sent, this.timeoutNanos));
@@ -268,23 +282,24 @@ final class ScriptCaller {
 	}
 
 	/** A call that Redis has not answered within the timeout, reported once while it is still waited for. */
-	private CallFailure late(long sent) {
+	private CallFailure late(long sent, int partition) {
 		return new CallFailure(Kind.SLOW, new TimeoutException(
-				"Redis did not answer within " + Duration.ofNanos(this.timeoutNanos).toMillis() + " ms"), sent);
+				"Redis did not answer within " + Duration.ofNanos(this.timeoutNanos).toMillis() + " ms"), sent,
+				partition);
 	}
 
 	/** A call given up on: reported late already, so that it counts once towards an outage. */
-	private CallFailure timedOut(long sent) {
+	private CallFailure timedOut(long sent, int partition) {
 		return new CallFailure(Kind.SLOW, new TimeoutException(
 				"Redis did not answer within " + Duration.ofNanos(this.maxWaitNanos).toMillis() + " ms"), sent,
-				true);
+				true, partition);
 	}
 
 	/** What the executor's stage failed with, read as {@link CompletableFuture#get()} reports it. */
-	private static CallFailure failed(Throwable ex, long sent) {
+	private static CallFailure failed(Throwable ex, long sent, int partition) {
 		Throwable cause = ((ex instanceof ExecutionException || ex instanceof CompletionException)
 				&& ex.getCause() != null) ? ex.getCause() : ex;
-		return new CallFailure(kind(cause), cause, sent);
+		return new CallFailure(kind(cause), cause, sent, partition);
 	}
 
 	/**
@@ -422,8 +437,8 @@ final class ScriptCaller {
 	/** Told whether Redis answers each call within the timeout. */
 	interface Listener {
 
-		/** Redis answered a call within the timeout. */
-		void answered();
+		/** Redis answered a call to {@code partition} of the key space within the timeout. */
+		void answered(int partition);
 
 		/** Redis has not answered a call within the timeout; the caller still waits for it. */
 		void late(CallFailure failure);
@@ -442,6 +457,9 @@ final class ScriptCaller {
 		/** Whether the call was reported late already, so that its failure counts no more towards an outage. */
 		final boolean reportedLate;
 
+		/** The part of the key space the call went to, as {@link ScriptCaller#partition} says. */
+		final int partition;
+
 		/**
 		 * Whether Redis may have run the call, taking its permits, though no reply said so: not for a call never
 		 * sent, nor for one Redis answered it ran after its deadline.
@@ -449,14 +467,19 @@ final class ScriptCaller {
 		final boolean mayHaveRun;
 
 		CallFailure(Kind kind, Throwable cause, long sentNanos) {
-			this(kind, cause, sentNanos, false);
+			this(kind, cause, sentNanos, false, 0);
 		}
 
-		CallFailure(Kind kind, Throwable cause, long sentNanos, boolean reportedLate) {
+		CallFailure(Kind kind, Throwable cause, long sentNanos, int partition) {
+			this(kind, cause, sentNanos, false, partition);
+		}
+
+		CallFailure(Kind kind, Throwable cause, long sentNanos, boolean reportedLate, int partition) {
 			super(cause);
 			this.kind = kind;
 			this.sentNanos = sentNanos;
 			this.reportedLate = reportedLate;
+			this.partition = partition;
 			boolean late = false;
 			for (Throwable c = cause; c != null; c = c.getCause()) {
 				late |= late(c);

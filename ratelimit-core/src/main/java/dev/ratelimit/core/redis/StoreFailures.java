@@ -1,15 +1,22 @@
 package dev.ratelimit.core.redis;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
@@ -18,11 +25,22 @@ import dev.ratelimit.core.RateLimitStore;
 /**
  * What the store does when Redis does not decide: routes each decision to Redis or, during an outage, to the
  * {@link Fallback failure policy}; counts every call that Redis did or did not answer towards the
- * {@link OutageDetector outage}; tells the listeners; and writes it all in the {@link FailureLog}.
+ * {@link OutageDetector outage} of its part of the key space; tells the listeners; and writes it all in the
+ * {@link FailureLog}. On a Cluster each slot has an outage of its own, so that a node that fails puts only the
+ * keys it serves on the failure policy; elsewhere the key space is one part.
  */
 final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Listener {
 
-	private final OutageDetector detector;
+	/** The outage of each part of the key space that Redis was called for, created at its first call. */
+	private final ConcurrentHashMap<Integer, OutageDetector> detectors = new ConcurrentHashMap<>();
+
+	private final Supplier<OutageDetector> newDetector;
+
+	/** The part of the key space of a client key, as {@link ScriptCaller#partition} says of its calls. */
+	private final ToIntFunction<String> partitions;
+
+	/** Whether the key space has parts of its own, the slots of a Cluster. */
+	private final boolean partitioned;
 
 	private final Fallback fallback;
 
@@ -34,25 +52,80 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	private volatile Runnable onAnswer = () -> {
 	};
 
-	StoreFailures(OutageDetector detector, Fallback fallback, FailureLog log) {
-		this.detector = detector;
+	/**
+	 * @param newDetector a new outage detector, one per part of the key space
+	 * @param partitions the part of a client key, or null where the key space is one part
+	 */
+	StoreFailures(Supplier<OutageDetector> newDetector, @Nullable ToIntFunction<String> partitions,
+			Fallback fallback, FailureLog log) {
+		this.newDetector = newDetector;
+		this.partitioned = partitions != null;
+		this.partitions = (partitions != null) ? partitions : (client) -> 0;
 		this.fallback = fallback;
 		this.log = log;
 	}
 
+	/**
+	 * The failure policy's standing over the whole key space: failing since the oldest outage of any part,
+	 * counting the decisions of every part, and on a Cluster naming the slots that fail.
+	 */
 	@Override
 	public FailureStatus status() {
-		return this.detector.status(this.fallback.policy());
+		FailurePolicy policy = this.fallback.policy();
+		Duration failingFor = null;
+		long decisions = 0;
+		long duringOutage = 0;
+		List<Integer> failing = new ArrayList<>();
+		for (Map.Entry<Integer, OutageDetector> part : this.detectors.entrySet()) {
+			FailureStatus status = part.getValue().status(policy);
+			decisions += status.decisions();
+			if (status.failing()) {
+				duringOutage += status.decisionsDuringOutage();
+				failing.add(part.getKey());
+				if (failingFor == null || status.failingFor().compareTo(failingFor) > 0) {
+					failingFor = status.failingFor();
+				}
+			}
+		}
+		String failingPart = (this.partitioned && failingFor != null) ? slots(failing) : null;
+		return new FailureStatus(policy, failingFor, decisions, duringOutage, failingPart);
+	}
+
+	/** The slots, as ranges: {@code "slots 0-5460, 10923"}. */
+	static String slots(List<Integer> slots) {
+		Collections.sort(slots);
+		StringBuilder ranges = new StringBuilder("slots ");
+		for (int i = 0; i < slots.size(); i++) {
+			int first = slots.get(i);
+			while (i + 1 < slots.size() && slots.get(i + 1) == slots.get(i) + 1) {
+				i++;
+			}
+			ranges.append((ranges.length() > 6) ? ", " : "").append(first);
+			if (slots.get(i) != first) {
+				ranges.append('-').append(slots.get(i));
+			}
+		}
+		return ranges.toString();
+	}
+
+	private OutageDetector detector(int partition) {
+		OutageDetector detector = this.detectors.get(partition);
+		return (detector != null) ? detector : this.detectors.computeIfAbsent(partition, (p) -> this.newDetector.get());
+	}
+
+	/** Whether some part of the key space is failing. */
+	private boolean anyFailing() {
+		for (OutageDetector detector : this.detectors.values()) {
+			if (detector.failing() != null) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	@Override
 	public void addListener(RateLimitStore.FailureListener listener) {
 		this.listeners.add(listener);
-	}
-
-	/** Whether the failure policy decides every request because Redis is failing. */
-	boolean failing() {
-		return this.detector.failing() != null;
 	}
 
 	/**
@@ -62,11 +135,12 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	 */
 	CompletableFuture<List<Decision>> decide(List<KeyedPolicy> limits,
 			Function<Runnable, CompletableFuture<List<Decision>>> redis) {
-		OutageDetector.Route route = this.detector.route();
-		Runnable done = () -> this.detector.done(route);
+		OutageDetector detector = detector(this.partitions.applyAsInt(limits.get(0).key()));
+		OutageDetector.Route route = detector.route();
+		Runnable done = () -> detector.done(route);
 		boolean handedOver = false;
 		try {
-			ScriptCaller.CallFailure outage = (route == OutageDetector.Route.FAILURE_POLICY) ? this.detector.failing()
+			ScriptCaller.CallFailure outage = (route == OutageDetector.Route.FAILURE_POLICY) ? detector.failing()
 					: null;
 			if (outage != null) {
 				return CompletableFuture.completedFuture(fallBack(limits, outage));
@@ -82,10 +156,10 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 		}
 	}
 
-	/** Redis answered a call within the timeout: an outage ends. */
+	/** Redis answered a call within the timeout: the outage of its part ends, and once none is left, it says so. */
 	@Override
-	public void answered() {
-		if (this.detector.succeeded()) {
+	public void answered(int partition) {
+		if (detector(partition).succeeded() && !anyFailing()) {
 			this.log.recovered();
 		}
 		this.log.answered();
@@ -102,7 +176,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	 * per call.
 	 */
 	void unanswered(ScriptCaller.CallFailure failure) {
-		if (!failure.reportedLate && this.detector.failed(failure)) {
+		if (!failure.reportedLate && detector(failure.partition).failed(failure)) {
 			this.log.outageBegan(failure.getCause());
 		}
 	}
@@ -122,7 +196,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	/** The failure policy decides a request that Redis did not, and says so. */
 	private List<Decision> fallBack(List<KeyedPolicy> limits, ScriptCaller.CallFailure failure) {
 		this.log.failed(failure.kind, failure.getCause());
-		this.detector.failurePolicyDecided();
+		detector(failure.partition).failurePolicyDecided();
 		List<RateLimitPolicy> policies = policies(limits);
 		for (RateLimitStore.FailureListener listener : this.listeners) {
 			try {

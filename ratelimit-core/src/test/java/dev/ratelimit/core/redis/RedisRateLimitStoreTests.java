@@ -100,6 +100,39 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void putsOnlyTheSlotsOfAFailingClusterNodeOnTheFailurePolicy() {
+		String failing = "client-on-a-dead-node";
+		String slot = Integer.toString(RedisKeys.slot(failing));
+		StubExecutor redis = new StubExecutor((call) -> call.keys.get(0).contains("{" + failing + "}")
+				? CompletableFuture.failedFuture(new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE,
+						"Connection refused", null))
+				: reply(1, 2, 0, 1, 0, 0, 0, 0, 7));
+		Failures failures = new Failures();
+		RedisRateLimitStore store = builder(redis).cluster(true)
+			.failurePolicy(FailurePolicy.DENY)
+			.onFailure(failures)
+			.build();
+		assertThat(store.limiter(GCRA).decide(failing).allowed()).as("on the failure policy").isFalse();
+		assertThat(store.failures().orElseThrow().status()).satisfies((status) -> {
+			assertThat(status.failing()).isTrue();
+			assertThat(status.failingPart()).isEqualTo("slots " + slot);
+		});
+		for (int i = 0; i < 3; i++) {
+			assertThat(store.limiter(GCRA).decide("client-" + i).allowed()).as("decided by Redis").isTrue();
+		}
+		assertThat(failures.causes).hasSize(1);
+		// the probe of the failing slot fails again; Redis answering other slots ends nothing there
+		assertThat(store.limiter(GCRA).decide(failing).allowed()).isFalse();
+		assertThat(store.failures().orElseThrow().status().failingPart()).isEqualTo("slots " + slot);
+	}
+
+	@Test
+	void namesFailingSlotsAsRanges() {
+		assertThat(StoreFailures.slots(new ArrayList<>(List.of(7, 0, 2, 1, 5461, 5460, 16383))))
+			.isEqualTo("slots 0-2, 7, 5460-5461, 16383");
+	}
+
+	@Test
 	void passesItsClockInMicrosecondsWhenGivenOne() {
 		StubExecutor redis = new StubExecutor((call) -> reply(1, 2, 0, 1, 0, 0, 0, 0, 7));
 		ManualTimeSource clock = new ManualTimeSource(1_234_567_999);

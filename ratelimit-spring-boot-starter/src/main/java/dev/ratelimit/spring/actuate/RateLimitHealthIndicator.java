@@ -47,6 +47,9 @@ public final class RateLimitHealthIndicator implements HealthIndicator {
 				health
 					.withDetail("failingSince", Instant.now().minus(failingFor).truncatedTo(ChronoUnit.MILLIS).toString())
 					.withDetail("failurePolicyDecisionsDuringOutage", status.decisionsDuringOutage());
+				if (status.failingPart() != null) {
+					health.withDetail("failingPart", status.failingPart());
+				}
 				if (this.downWhenFailing) {
 					health.down();
 				}

@@ -64,14 +64,16 @@ class OwnStoreCapabilitiesTests {
 				.containsEntry("failurePolicyDecisions", 0L)
 				.containsEntry("fleetInstances", 3)
 				.containsValue("answering")
-				.doesNotContainKey("failingSince");
+				.doesNotContainKey("failingSince")
+				.doesNotContainKey("failingPart");
 			this.store.failing = true;
 			Health failing = health(context);
 			assertThat(failing.getStatus()).isEqualTo(Status.DOWN);
 			assertThat(failing.getDetails()).containsEntry("failurePolicyDecisions", 2L)
 				.containsEntry("failurePolicyDecisionsDuringOutage", 2L)
 				.containsValue("failing")
-				.containsKey("failingSince");
+				.containsKey("failingSince")
+				.containsEntry("failingPart", "slots 0-5460");
 		});
 	}
 
@@ -200,7 +202,7 @@ class OwnStoreCapabilitiesTests {
 				@Override
 				public FailureStatus status() {
 					return OwnStore.this.failing
-							? new FailureStatus(FailurePolicy.DENY, Duration.ofSeconds(5), 2, 2)
+							? new FailureStatus(FailurePolicy.DENY, Duration.ofSeconds(5), 2, 2, "slots 0-5460")
 							: new FailureStatus(FailurePolicy.DENY, null, 0, 0);
 				}
 
