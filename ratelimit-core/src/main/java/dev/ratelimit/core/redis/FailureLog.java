@@ -36,39 +36,26 @@ final class FailureLog {
 	/** Decisions made without Redis since the last count line, by kind of failure. */
 	private final AtomicLongArray unreported = new AtomicLongArray(KINDS.length);
 
-	private long lastStackTrace;
+	/** When each kind of line, and a stack trace, was last written: at most one each per period. */
+	private final Period stackTraces = new Period(STACK_TRACE_PERIOD_NANOS);
 
-	private long lastOutageLine;
+	private final Period outageLines = new Period(LINE_PERIOD_NANOS);
 
-	private long lastCountLine;
+	private final Period countLines = new Period(LINE_PERIOD_NANOS);
 
-	private long lastRecoveryLine;
+	private final Period recoveryLines = new Period(LINE_PERIOD_NANOS);
 
-	private long lastListenerLine;
+	private final Period listenerLines = new Period(LINE_PERIOD_NANOS);
 
-	private long lastGiveBackLine;
+	private final Period giveBackLines = new Period(LINE_PERIOD_NANOS);
+
+	private final Period lostLines = new Period(LINE_PERIOD_NANOS);
 
 	/** Give-backs that failed since the last give-back line. */
 	private long unreportedGiveBacks;
 
-	private boolean anyStackTrace;
-
-	private boolean anyListenerLine;
-
-	private boolean anyGiveBackLine;
-
-	private long lastLostLine;
-
-	private boolean anyLostLine;
-
 	/** Client keys whose state Redis had lost since the last line that said so. */
 	private long unreportedLost;
-
-	private boolean anyOutageLine;
-
-	private boolean anyCountLine;
-
-	private boolean anyRecoveryLine;
 
 	/** Whether decisions made without Redis wait for the next count line, the last of them failing with this. */
 	private volatile boolean pending;
@@ -94,11 +81,9 @@ final class FailureLog {
 	synchronized void outageBegan(Throwable cause) {
 		long now = this.ticker.nanoTime();
 		this.duringOutage = 0;
-		if (this.anyOutageLine && now - this.lastOutageLine < LINE_PERIOD_NANOS) {
+		if (!this.outageLines.begins(now)) {
 			return;
 		}
-		this.anyOutageLine = true;
-		this.lastOutageLine = now;
 		this.outageReported = true;
 		log(Level.WARNING, "Redis is failing; the " + this.policy
 				+ " failure policy decides every request until Redis answers again", cause, now);
@@ -110,11 +95,11 @@ final class FailureLog {
 		synchronized (this) {
 			this.duringOutage++;
 			this.lastCause = cause;
-			if (this.anyCountLine && now - this.lastCountLine < LINE_PERIOD_NANOS) {
+			if (!this.countLines.begins(now)) {
 				this.pending = true;
 				return;
 			}
-			count(now, cause);
+			count(cause, now);
 		}
 	}
 
@@ -129,16 +114,14 @@ final class FailureLog {
 		long now = this.ticker.nanoTime();
 		synchronized (this) {
 			Throwable cause = this.lastCause;
-			if (this.pending && now - this.lastCountLine >= LINE_PERIOD_NANOS && cause != null) {
-				count(now, cause);
+			if (this.pending && cause != null && this.countLines.begins(now)) {
+				count(cause, now);
 			}
 		}
 	}
 
-	/** Writes the count line of the decisions made without Redis since the last one. */
-	private void count(long now, Throwable cause) {
-		this.anyCountLine = true;
-		this.lastCountLine = now;
+	/** Writes the count line of the decisions made without Redis since the last one, in a period begun now. */
+	private void count(Throwable cause, long now) {
 		this.pending = false;
 		StringBuilder counts = new StringBuilder();
 		long total = 0;
@@ -156,12 +139,10 @@ final class FailureLog {
 
 	synchronized void recovered() {
 		long now = this.ticker.nanoTime();
-		if (!this.outageReported || (this.anyRecoveryLine && now - this.lastRecoveryLine < LINE_PERIOD_NANOS)) {
+		if (!this.outageReported || !this.recoveryLines.begins(now)) {
 			return;
 		}
 		this.outageReported = false;
-		this.anyRecoveryLine = true;
-		this.lastRecoveryLine = now;
 		String message = "Redis decides again; the " + this.policy + " failure policy made " + this.duringOutage
 				+ " decisions since the outage began";
 		write(() -> this.logger.log(Level.INFO, message));
@@ -170,11 +151,9 @@ final class FailureLog {
 	synchronized void giveBackFailed(Throwable cause) {
 		long now = this.ticker.nanoTime();
 		this.unreportedGiveBacks++;
-		if (this.anyGiveBackLine && now - this.lastGiveBackLine < LINE_PERIOD_NANOS) {
+		if (!this.giveBackLines.begins(now)) {
 			return;
 		}
-		this.anyGiveBackLine = true;
-		this.lastGiveBackLine = now;
 		long count = this.unreportedGiveBacks;
 		this.unreportedGiveBacks = 0;
 		log(Level.WARNING, "Redis did not take back the permits of " + count + ((count == 1) ? " request" : " requests")
@@ -189,11 +168,9 @@ final class FailureLog {
 	synchronized void stateLost() {
 		long now = this.ticker.nanoTime();
 		this.unreportedLost++;
-		if (this.anyLostLine && now - this.lastLostLine < LINE_PERIOD_NANOS) {
+		if (!this.lostLines.begins(now)) {
 			return;
 		}
-		this.anyLostLine = true;
-		this.lastLostLine = now;
 		String message = "Redis had lost the state of " + this.unreportedLost + " client "
 				+ ((this.unreportedLost == 1) ? "key" : "keys") + " since the last report (an empty restart, a "
 				+ "flush, an eviction or a failover to a replica that missed it); this instance told it, before "
@@ -211,11 +188,9 @@ final class FailureLog {
 
 	synchronized void listenerFailed(RuntimeException ex) {
 		long now = this.ticker.nanoTime();
-		if (this.anyListenerLine && now - this.lastListenerLine < LINE_PERIOD_NANOS) {
+		if (!this.listenerLines.begins(now)) {
 			return;
 		}
-		this.anyListenerLine = true;
-		this.lastListenerLine = now;
 		log(Level.WARNING, "The Redis failure listener threw an exception: " + ex, ex, now);
 	}
 
@@ -246,9 +221,7 @@ final class FailureLog {
 
 	/** Writes the line, with the stack trace when none was written within the last minute. */
 	private void log(Level level, String message, Throwable cause, long now) {
-		if (!this.anyStackTrace || now - this.lastStackTrace >= STACK_TRACE_PERIOD_NANOS) {
-			this.anyStackTrace = true;
-			this.lastStackTrace = now;
+		if (this.stackTraces.begins(now)) {
 			write(() -> this.logger.log(level, message, cause));
 		}
 		else {
@@ -264,6 +237,34 @@ final class FailureLog {
 			// the store is closed and its scheduler with it
 			line.run();
 		}
+	}
+
+	/**
+	 * At most one of a kind of line per period: a line may be written when none was, or the last was written a
+	 * period ago or more. Guarded by the log's lock.
+	 */
+	private static final class Period {
+
+		private final long nanos;
+
+		private boolean any;
+
+		private long last;
+
+		Period(long nanos) {
+			this.nanos = nanos;
+		}
+
+		/** Whether a line may be written at {@code now}; if so, a new period begins. */
+		boolean begins(long now) {
+			if (this.any && now - this.last < this.nanos) {
+				return false;
+			}
+			this.any = true;
+			this.last = now;
+			return true;
+		}
+
 	}
 
 	private static String describe(ScriptCaller.Kind kind) {
