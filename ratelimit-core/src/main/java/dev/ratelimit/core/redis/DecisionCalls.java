@@ -106,8 +106,8 @@ final class DecisionCalls {
 	 */
 	CompletableFuture<List<Decision>> decide(List<String> clients, List<RedisLimiter> limiters, long sent,
 			boolean peek, String expect, boolean wait) {
-		return decide(clients, limiters, sent, peek, expect, wait, (decisions) -> {
-		});
+		return decisions(clients, limiters, this.caller.call(decideScript(limiters, peek), keys(clients, limiters),
+				decideArgs(limiters, sent, peek, expect), wait));
 	}
 
 	/**
@@ -117,24 +117,28 @@ final class DecisionCalls {
 	 */
 	CompletableFuture<List<Decision>> decide(List<String> clients, List<RedisLimiter> limiters, long sent,
 			boolean peek, String expect, boolean wait, Consumer<List<Decision>> reader) {
-		return this.caller
-			.call(decideScript(limiters, peek), keys(clients, limiters), decideArgs(limiters, sent, peek, expect),
-					wait, (reply) -> {
-						try {
-							reader.accept(read(limiters, reply, 0));
-						}
-						catch (ScriptCaller.CallFailure failure) {
-							// the caller reads the same failure
-						}
-					})
-			.thenApply((reply) -> {
-				try {
-					return read(limiters, reply, partition(clients.get(0)));
-				}
-				catch (ScriptCaller.CallFailure failure) {
-					throw new CompletionException(failure);
-				}
-			});
+		return decisions(clients, limiters, this.caller.call(decideScript(limiters, peek), keys(clients, limiters),
+				decideArgs(limiters, sent, peek, expect), wait, (reply) -> {
+					try {
+						reader.accept(read(clients, limiters, reply));
+					}
+					catch (ScriptCaller.CallFailure failure) {
+						// the caller reads the same failure
+					}
+				}));
+	}
+
+	/** The decisions in the replies of a decision call, or the failure of a reply of another shape. */
+	private CompletableFuture<List<Decision>> decisions(List<String> clients, List<RedisLimiter> limiters,
+			CompletableFuture<List<Long>> replies) {
+		return replies.thenApply((reply) -> {
+			try {
+				return read(clients, limiters, reply);
+			}
+			catch (ScriptCaller.CallFailure failure) {
+				throw new CompletionException(failure);
+			}
+		});
 	}
 
 	private RedisScripts.Script decideScript(List<RedisLimiter> limiters, boolean peek) {
@@ -148,7 +152,7 @@ final class DecisionCalls {
 	}
 
 	/** The decisions in a decision call's reply, one per limiter; a reply of another shape is a failure. */
-	private List<Decision> read(List<RedisLimiter> limiters, List<Long> reply, int partition)
+	private List<Decision> read(List<String> clients, List<RedisLimiter> limiters, List<Long> reply)
 			throws ScriptCaller.CallFailure {
 		try {
 			if (reply.size() != REPLY * limiters.size()) {
@@ -163,7 +167,7 @@ final class DecisionCalls {
 		catch (RuntimeException ex) {
 			throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, new IllegalStateException("Expected "
 					+ REPLY * limiters.size() + " integers from the rate limiting script, got " + reply, ex),
-					this.caller.clock().nanoTime(), partition);
+					this.caller.clock().nanoTime(), partition(clients.get(0)));
 		}
 	}
 
