@@ -352,7 +352,7 @@ final class ScriptCaller {
 	/** Whether a Cluster answered that the call's keys are being moved and the call is to be sent again. */
 	private static boolean tryAgain(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause.getMessage() != null && cause.getMessage().startsWith(TRY_AGAIN)) {
+			if (answered(cause, TRY_AGAIN)) {
 				return true;
 			}
 		}
@@ -370,7 +370,7 @@ final class ScriptCaller {
 			if (late(cause)) {
 				return Kind.SLOW;
 			}
-			if (cause.getMessage() != null && cause.getMessage().startsWith(LOST)) {
+			if (answered(cause, LOST)) {
 				return Kind.LOST;
 			}
 		}
@@ -379,7 +379,12 @@ final class ScriptCaller {
 
 	/** Whether Redis answered that it ran the call after its deadline, taking nothing. */
 	private static boolean late(Throwable failure) {
-		return failure.getMessage() != null && failure.getMessage().startsWith(LATE);
+		return answered(failure, LATE);
+	}
+
+	/** Whether {@code failure} is Redis' error reply that starts with {@code error}, as a client reports it. */
+	private static boolean answered(Throwable failure, String error) {
+		return failure.getMessage() != null && failure.getMessage().startsWith(error);
 	}
 
 	/** Runs a task once a delay has passed, without making the scheduling thread wait. */
