@@ -481,6 +481,26 @@ abstract class AbstractSampleIT {
 			.isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
 	}
 
+	@ParameterizedTest
+	@CsvSource({ "/demo/service, service, 3", "/demo/service-async, service-async, 3", "/demo/code, partner-api, 2" })
+	void limitsCallsBeyondTheControllerPerCustomer(String path, String policy, int limit) {
+		for (int i = 0; i < limit; i++) {
+			get(path + "?customer=acme").expectStatus().isOk();
+		}
+		get(path + "?customer=acme").expectStatus()
+			.isEqualTo(HttpStatus.TOO_MANY_REQUESTS)
+			.expectHeader()
+			.valueEquals("Retry-After", Long.toString(10 / limit + ((10 % limit == 0) ? 0 : 1)))
+			.expectHeader()
+			.valueEquals("RateLimit-Policy", "\"" + policy + "\";q=" + limit + ";w=10")
+			.expectHeader()
+			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
+			.expectBody()
+			.jsonPath("$.policies[0]")
+			.isEqualTo(policy);
+		get(path + "?customer=initech").expectStatus().isOk();
+	}
+
 	@Test
 	void leavesUnlimitedRequestsAlone() {
 		this.client.get().uri("/nowhere").exchange().expectStatus().isNotFound().expectHeader().doesNotExist("RateLimit");

@@ -2,11 +2,14 @@ package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.TimeSource;
+import dev.ratelimit.spring.RateLimiters;
 import dev.ratelimit.spring.changes.internal.PolicyChanges;
 import dev.ratelimit.spring.observability.internal.PolicyPlans;
+import dev.ratelimit.spring.web.internal.CatalogLimiters;
 import dev.ratelimit.spring.web.internal.ClientAddresses;
 import dev.ratelimit.spring.web.internal.LimitCatalog;
 import dev.ratelimit.spring.web.internal.LimitSettings;
+import dev.ratelimit.spring.web.internal.RequestDecisions;
 import dev.ratelimit.spring.web.internal.WebStack;
 
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -28,6 +31,12 @@ public final class LimitCatalogConfiguration {
 			RateLimitStore store, ClientAddresses clientAddresses, TimeSource timeSource, PolicyPlans policyPlans,
 			PolicyChanges changes) {
 		return new LimitCatalog(settings, stack, store, beanFactory, clientAddresses, timeSource, policyPlans, changes);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimiters rateLimiters(LimitCatalog catalog, RequestDecisions decisions, PolicyChanges changes) {
+		return new CatalogLimiters(catalog, decisions, changes);
 	}
 
 }

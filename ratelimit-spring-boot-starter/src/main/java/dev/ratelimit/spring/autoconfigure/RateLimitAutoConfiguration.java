@@ -16,6 +16,7 @@ import dev.ratelimit.core.redis.RedisScriptExecutor;
 import dev.ratelimit.spring.RateLimitConfigurationException;
 import dev.ratelimit.spring.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.spring.changes.internal.PolicyChanges;
+import dev.ratelimit.spring.method.internal.LimitedMethodsPostProcessor;
 import dev.ratelimit.spring.observability.internal.DecisionObserver;
 import dev.ratelimit.spring.observability.internal.MicrometerRateLimitMetrics;
 import dev.ratelimit.spring.observability.internal.NearLimit;
@@ -46,6 +47,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -63,6 +65,7 @@ import org.springframework.boot.tomcat.TomcatWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -331,6 +334,17 @@ public final class RateLimitAutoConfiguration {
 			scheduler.setRemoveOnCancelPolicy(true);
 			scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 			return scheduler;
+		}
+
+		/**
+		 * The proxies that limit the calls of bean methods declaring {@code @RateLimited}, of their class or of
+		 * their interfaces as {@code spring.aop.proxy-target-class} says; static, as a post-processor must be.
+		 */
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static LimitedMethodsPostProcessor rateLimitLimitedMethodsPostProcessor(Environment environment) {
+			return new LimitedMethodsPostProcessor(
+					environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
 		}
 
 		@Bean

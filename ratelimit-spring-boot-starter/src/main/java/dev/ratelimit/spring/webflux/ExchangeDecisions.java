@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.web.internal.LimitCatalog;
 import dev.ratelimit.spring.web.internal.RequestDecisions;
 import org.apache.commons.logging.Log;
@@ -150,6 +151,17 @@ final class ExchangeDecisions {
 				logger.debug("Could not give back the permits of a request that does not count", ex);
 			}
 		});
+	}
+
+	/**
+	 * Answers a request whose handler let the exception of a limited bean method's call out, as a request over
+	 * its own limits is answered: the call's rate limit headers, in place of any the request's own limits wrote,
+	 * and the problem body of the exceeded handler.
+	 */
+	Mono<Void> reject(ServerWebExchange exchange, RateLimitExceededException exceeded) {
+		ServerHttpResponse response = exchange.getResponse();
+		exceeded.headers().forEach((name, values) -> response.getHeaders().put(name, values));
+		return write(response, this.exceededHandler.problemDetail(exchange, exceeded.rejection()));
 	}
 
 	/** Answers the request with the problem, written as WebFlux writes a problem. */

@@ -77,6 +77,12 @@ public final class RateLimitWebFluxAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	RateLimitExceptionHandler rateLimitExceptionHandler(ExchangeDecisions decisions) {
+		return new RateLimitExceptionHandler(decisions);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	RateLimitWebFilter rateLimitWebFilter(LimitCatalog catalog, ExchangeDecisions decisions) {
 		return new RateLimitWebFilter(catalog, decisions);
 	}

@@ -113,8 +113,9 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitWebMvcConfigurer rateLimitWebMvcConfigurer(RateLimitInterceptor interceptor) {
-		return new RateLimitWebMvcConfigurer(interceptor);
+	RateLimitWebMvcConfigurer rateLimitWebMvcConfigurer(RateLimitInterceptor interceptor,
+			ServletDecisions decisions) {
+		return new RateLimitWebMvcConfigurer(interceptor, new RateLimitExceptionResolver(decisions));
 	}
 
 }

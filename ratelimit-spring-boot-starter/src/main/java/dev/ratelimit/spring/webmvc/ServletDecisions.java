@@ -3,6 +3,7 @@ package dev.ratelimit.spring.webmvc;
 import java.io.IOException;
 import java.util.Objects;
 
+import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.RateLimitExceededHandler;
 import dev.ratelimit.spring.RateLimitRejection;
 import dev.ratelimit.spring.web.internal.LimitCatalog;
@@ -73,6 +74,20 @@ final class ServletDecisions {
 			case BAD_REQUEST -> writeProblem(response, Objects.requireNonNull(verdict.problem()));
 		}
 		return false;
+	}
+
+	/**
+	 * Answers a request whose handler let the exception of a limited bean method's call out, as a request over
+	 * its own limits is answered: the call's rate limit headers, in place of any the request's own limits wrote,
+	 * and the problem body of the exceeded handler.
+	 */
+	void reject(HttpServletRequest request, HttpServletResponse response, RateLimitExceededException exceeded)
+			throws IOException {
+		exceeded.headers().forEach((name, values) -> {
+			response.setHeader(name, null);
+			values.forEach((value) -> response.addHeader(name, value));
+		});
+		writeProblem(response, this.exceededHandler.problemDetail(request, exceeded.rejection()));
 	}
 
 	/**

@@ -73,7 +73,7 @@ class StartupFailureTests {
 	@Test
 	void rejectsUnknownKind() {
 		assertFailure(UnknownKey.class, "Invalid key of @RateLimited on " + UnknownKey.class.getName()
-				+ ".get(): 'session' is not a key; use ip, user, global, header:<name>, bean:<name> or spel:<expression>.");
+				+ ".get(): 'session' is not a key; use ip, user, global, header:<name>, bean:<name>, spel:<expression> or #<expression>.");
 	}
 
 	@Test

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.RateLimitPolicy;
@@ -46,17 +47,29 @@ final class AnnotationDeclarations {
 
 	/** Returns the limits of a handler method: its own declarations, else its class's, else none. */
 	synchronized @Nullable EndpointLimits forHandler(HandlerMethod handlerMethod) {
-		Class<?> beanType = handlerMethod.getBeanType();
-		Method method = handlerMethod.getMethod();
+		return limits(handlerMethod.getBeanType(), handlerMethod.getMethod(), () -> ParameterBinding.of(handlerMethod));
+	}
+
+	/**
+	 * Returns the limits of the calls of a bean method that serves no request, its own declarations, else its
+	 * class's, else none; fails the start at what a call cannot be limited by: a key, plan, exemption or counted
+	 * outcome that reads an HTTP request or response, or a method that a proxy cannot advise.
+	 */
+	synchronized @Nullable EndpointLimits forBeanMethod(Class<?> beanType, Method method) {
+		EndpointLimits limits = limits(beanType, method, () -> ParameterBinding.of(method));
+		if (limits != null) {
+			MethodLimitChecks.check(site(beanType, method), beanType, method, limits);
+		}
+		return limits;
+	}
+
+	private @Nullable EndpointLimits limits(Class<?> beanType, Method method,
+			Supplier<List<ParameterBinding>> bindings) {
 		List<MergedAnnotation<RateLimited>> onMethod = declarations(
 				MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY));
 		if (!onMethod.isEmpty()) {
-			String site = "@RateLimited on " + beanType.getName() + "." + method.getName() + "("
-					+ StringUtils.arrayToCommaDelimitedString(
-							Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).toArray())
-					+ ")";
-			return declare(onMethod, beanType.getSimpleName() + "." + method.getName(), site,
-					ParameterBinding.of(handlerMethod));
+			return declare(onMethod, beanType.getSimpleName() + "." + method.getName(), site(beanType, method),
+					bindings.get());
 		}
 		List<MergedAnnotation<RateLimited>> onClass = declarations(
 				MergedAnnotations.from(beanType, SearchStrategy.TYPE_HIERARCHY));
@@ -71,6 +84,14 @@ final class AnnotationDeclarations {
 			this.classLimits.put(owner, limits);
 		}
 		return limits;
+	}
+
+	/** The declaration on a method, as messages name it: {@code @RateLimited on Type.method(ParameterTypes)}. */
+	static String site(Class<?> beanType, Method method) {
+		return "@RateLimited on " + beanType.getName() + "." + method.getName() + "("
+				+ StringUtils.arrayToCommaDelimitedString(
+						Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).toArray())
+				+ ")";
 	}
 
 	private static List<MergedAnnotation<RateLimited>> declarations(MergedAnnotations annotations) {

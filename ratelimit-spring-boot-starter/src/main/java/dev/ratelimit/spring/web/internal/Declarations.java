@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.web.internal;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -10,7 +11,9 @@ import java.util.function.BiConsumer;
 
 import dev.ratelimit.spring.RateLimited;
 
+import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.util.ClassUtils;
@@ -37,6 +40,52 @@ public final class Declarations {
 				action.accept(name, ClassUtils.getUserClass(type));
 			}
 		}
+	}
+
+	/**
+	 * Calls {@code action} with the name and the class of every bean, each class once, as written: a JDK proxy's
+	 * target class if the singleton exists already.
+	 */
+	static void forEachBeanTarget(ListableBeanFactory beanFactory, BiConsumer<String, Class<?>> action) {
+		Set<Class<?>> seen = new HashSet<>();
+		for (String name : beanFactory.getBeanDefinitionNames()) {
+			Class<?> type = beanFactory.getType(name, false);
+			if (type != null && Proxy.isProxyClass(type)) {
+				type = (beanFactory instanceof ConfigurableListableBeanFactory configurable
+						&& configurable.containsSingleton(name))
+								? AopProxyUtils.ultimateTargetClass(beanFactory.getBean(name)) : null;
+			}
+			if (type != null && !Proxy.isProxyClass(type) && seen.add(ClassUtils.getUserClass(type))) {
+				action.accept(name, ClassUtils.getUserClass(type));
+			}
+		}
+	}
+
+	/**
+	 * Returns the methods of {@code type} whose calls are limited: those that declare a limit, and if the class
+	 * declares one itself, every other method it declares that a proxy can advise, those of {@link Object} apart.
+	 */
+	static List<Method> limitedMethods(Class<?> type) {
+		List<Method> limited = new ArrayList<>();
+		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type, ReflectionUtils.USER_DECLARED_METHODS)) {
+			if (limited(type, method)) {
+				limited.add(method);
+			}
+		}
+		return limited;
+	}
+
+	/**
+	 * Returns whether the calls of a bean's method are limited: whether it declares a limit, or its class does
+	 * and it is a method of the class's own that a proxy can advise, neither private nor static.
+	 */
+	static boolean limited(Class<?> type, Method method) {
+		if (MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).isPresent(RateLimited.class)) {
+			return true;
+		}
+		int modifiers = method.getModifiers();
+		return onClass(type) && !ReflectionUtils.isObjectMethod(method) && !method.isSynthetic()
+				&& !Modifier.isPrivate(modifiers) && !Modifier.isStatic(modifiers);
 	}
 
 	/** Returns the methods of {@code type} that declare a limit. */

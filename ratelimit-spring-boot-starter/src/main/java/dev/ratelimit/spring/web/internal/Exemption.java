@@ -64,8 +64,11 @@ public final class Exemption {
 		return this.conditions.stream().anyMatch((condition) -> KeySource.mayRead(condition.spec(), variable));
 	}
 
-	/** Returns whether {@code request} is exempt. */
+	/** Returns whether {@code request} is exempt; a method call never is, having no address nor headers. */
 	boolean applies(LimitedRequest request) {
+		if (request instanceof MethodCall) {
+			return false;
+		}
 		if (!this.networks.isEmpty()) {
 			IpAddress client = this.addresses.address(request);
 			if (client != null && this.networks.contains(client)) {

@@ -10,9 +10,12 @@ import org.springframework.beans.factory.BeanFactory;
 
 /**
  * Turns the key of a declaration, as written ({@code ip}, {@code user}, {@code global}, {@code header:<name>},
- * {@code bean:<name>} or {@code spel:<expression>}), into the {@link KeySource} that computes it per request.
+ * {@code bean:<name>}, {@code spel:<expression>} or an expression that starts with {@code #}), into the
+ * {@link KeySource} that computes it per request.
  */
 final class KeyDeclarations {
+
+	private static final String SPEL = "spel:";
 
 	private final BeanFactory beanFactory;
 
@@ -27,6 +30,11 @@ final class KeyDeclarations {
 	static String normalize(@Nullable String key) {
 		String trimmed = (key != null) ? key.trim() : "";
 		return trimmed.isEmpty() ? "ip" : trimmed;
+	}
+
+	/** Whether a key as declared is an expression: {@code spel:<expression>}, or one that starts with {@code #}. */
+	static boolean isExpression(String spec) {
+		return spec.startsWith(SPEL) || spec.startsWith("#");
 	}
 
 	/** What fixes a key of the declaration at {@code site}. */
@@ -45,6 +53,9 @@ final class KeyDeclarations {
 		}
 		if (spec.equals(KeySource.USER)) {
 			return KeySource.user(address);
+		}
+		if (spec.equals(CodeDeclarations.KEY) && site.equals(CodeDeclarations.SITE)) {
+			return KeySource.code();
 		}
 		if (spec.equals("global")) {
 			return KeySource.global();
@@ -65,13 +76,13 @@ final class KeyDeclarations {
 						+ " bean: " + ex.getMessage(), "Define a " + type + " bean named '" + bean + "', or fix the name.");
 			}
 		}
-		if (spec.startsWith("spel:") && spec.length() > "spel:".length()) {
-			return KeySource.expression(
-					DeclaredValues.spel("Invalid key of " + site + ": ", spec.substring("spel:".length()), action),
+		String expression = spec.startsWith(SPEL) ? spec.substring(SPEL.length()) : spec;
+		if (isExpression(spec) && !expression.isBlank()) {
+			return KeySource.expression(DeclaredValues.spel("Invalid key of " + site + ": ", expression, action),
 					bindings, address);
 		}
-		throw new RateLimitConfigurationException("Invalid key of " + site + ": '" + spec
-				+ "' is not a key; use ip, user, global, header:<name>, bean:<name> or spel:<expression>.", action);
+		throw new RateLimitConfigurationException("Invalid key of " + site + ": '" + spec + "' is not a key; use ip, "
+				+ "user, global, header:<name>, bean:<name>, spel:<expression> or #<expression>.", action);
 	}
 
 }

@@ -38,6 +38,11 @@ interface KeySource {
 		return (request, uriVariables) -> address.key(request);
 	}
 
+	/** The key that code passes, as it passes it. */
+	static KeySource code() {
+		return (request, uriVariables) -> String.valueOf(request.argument(CodeDeclarations.KEY));
+	}
+
 	/** One key for every client, for a limit they share. */
 	static KeySource global() {
 		return (request, uriVariables) -> "global";
@@ -129,7 +134,7 @@ interface KeySource {
 
 	private static String orAddress(String kind, @Nullable String value, LimitedRequest request,
 			AddressKey address) {
-		return (value == null || value.isEmpty()) ? address.key(request) : kind + value;
+		return (value == null || value.isEmpty()) ? request.anonymousKey(address) : kind + value;
 	}
 
 }

@@ -5,15 +5,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -58,6 +60,11 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 
 	private final RuleDeclarations ruleDeclarations;
 
+	private final CodeDeclarations codeDeclarations;
+
+	/** The limits of code's decisions under each declared policy, once every bean exists. */
+	private volatile Map<String, EndpointLimits> codeLimits = Map.of();
+
 	private final WebStack stack;
 
 	private final RateLimitStore store;
@@ -67,6 +74,8 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 	private final CurrentLimits current;
 
 	private final Map<HandlerKey, Optional<EndpointLimits>> handlers = new ConcurrentHashMap<>();
+
+	private final Map<HandlerKey, Optional<LimitedMethod>> methods = new ConcurrentHashMap<>();
 
 	private volatile List<PathRule> rules = List.of();
 
@@ -97,6 +106,7 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 				new PlanDeclarations(beanFactory, resolvers, this.names, plans), time);
 		this.annotations = new AnnotationDeclarations(settings, this.names, endpoints);
 		this.ruleDeclarations = new RuleDeclarations(settings, this.names, endpoints);
+		this.codeDeclarations = new CodeDeclarations(settings, this.names, endpoints);
 		this.beanFactory = beanFactory;
 		this.stack = stack;
 		this.store = store;
@@ -114,7 +124,7 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 				active.computeIfAbsent(limits, (key) -> new TreeSet<>()).addAll(routes);
 			}
 		});
-		StrayDeclarations.check(this.beanFactory, this.stack, handlerMethods);
+		declareBeanMethods(handlerMethods, active);
 		List<PathRule> compiled = this.ruleDeclarations.rules();
 		for (PathRule rule : compiled) {
 			active.put(rule.limits(), Set.of(WebStack.route(rule.methods(), rule.pattern().getPatternString())
@@ -122,6 +132,9 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 		}
 		List<PathRule> afterSecurity = compiled.stream().filter((rule) -> !rule.beforeSecurity()).toList();
 		SecurityAnsweredRules.warnings(this.stack, afterSecurity).forEach(logger::warn);
+		for (EndpointLimits code : this.codeDeclarations.declare()) {
+			active.put(code, Set.of(CodeDeclarations.SITE));
+		}
 		this.names.checkOverrides(this.settings.overrides());
 		this.rules = afterSecurity;
 		this.rulesBeforeSecurity = compiled.stream().filter(PathRule::beforeSecurity).toList();
@@ -130,7 +143,78 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 		}
 		this.store.warmUp().ifPresent((warmUp) -> warmUp(warmUp, active.keySet()));
 		this.routes = Collections.unmodifiableMap(active);
-		this.current.start(active.keySet());
+		this.codeLimits = codeLimits(active.keySet());
+		Set<EndpointLimits> all = new LinkedHashSet<>(active.keySet());
+		all.addAll(this.codeLimits.values());
+		this.current.start(all);
+	}
+
+	/**
+	 * Declares the limits of every bean method that serves no request, so that a wrong declaration stops the
+	 * start and the report lists them, and stops it at a declaration on a controller method that maps no request.
+	 */
+	private void declareBeanMethods(List<HandlerMethod> handlerMethods, Map<EndpointLimits, Set<String>> active) {
+		Set<Method> handlers = new HashSet<>();
+		handlerMethods.forEach((handler) -> handlers.add(handler.getMethod()));
+		Declarations.forEachBeanTarget(this.beanFactory, (name, type) -> {
+			if (StrayDeclarations.controller(type)) {
+				StrayDeclarations.check(type, name, this.stack, handlers);
+				return;
+			}
+			for (Method method : Declarations.limitedMethods(type)) {
+				LimitedMethod limited = limitedMethod(type, method);
+				if (limited != null) {
+					active.computeIfAbsent(limited.limits(), (key) -> new TreeSet<>())
+						.add("calls of " + type.getSimpleName() + "." + method.getName());
+				}
+			}
+		});
+	}
+
+	/**
+	 * Returns the limits of a call of a bean method, or null if it is not limited.
+	 * @param targetClass the class of the bean, as written
+	 * @param method the method called, as declared in that class
+	 */
+	public @Nullable LimitedMethod limitedMethod(Class<?> targetClass, Method method) {
+		return this.methods.computeIfAbsent(new HandlerKey(targetClass, method), (key) -> {
+			EndpointLimits limits = Declarations.limited(targetClass, method)
+					? this.annotations.forBeanMethod(targetClass, method) : null;
+			return Optional.ofNullable((limits != null) ? new LimitedMethod(limits, method) : null);
+		}).orElse(null);
+	}
+
+	/**
+	 * The limits of code's decisions under each declared policy, by the policy's canonical name: the policy with
+	 * the key the caller passes.
+	 */
+	private Map<String, EndpointLimits> codeLimits(Collection<EndpointLimits> active) {
+		Map<String, EndpointLimits> code = new LinkedHashMap<>();
+		for (EndpointLimits limits : active) {
+			for (int i = 0; i < limits.policies().size(); i++) {
+				RateLimitPolicy policy = limits.policies().get(i);
+				String name = PolicyNames.canonical(policy.name());
+				if (!code.containsKey(name)) {
+					code.put(name, limits.keySpecs().get(i).equals(CodeDeclarations.KEY) ? limits
+							: this.codeDeclarations.limits(policy, limits.shadow().get(i), limits.origins().get(i)));
+				}
+			}
+		}
+		return Collections.unmodifiableMap(code);
+	}
+
+	/**
+	 * Returns the limits of code's decisions under a policy that an annotation, a rule or
+	 * {@code ratelimit.policies} declares, by its name in any case and punctuation, as {@code ratelimit.policies}
+	 * matches names; null if none does.
+	 */
+	public @Nullable EndpointLimits codeLimits(String name) {
+		return this.codeLimits.get(PolicyNames.canonical(name));
+	}
+
+	/** Returns the names of the declared policies, as declared. */
+	public List<String> declaredNames() {
+		return this.codeLimits.values().stream().map((limits) -> limits.policies().get(0).name()).toList();
 	}
 
 	/** Returns the routes of each endpoint's declared limits, in the order of the startup report's sources. */

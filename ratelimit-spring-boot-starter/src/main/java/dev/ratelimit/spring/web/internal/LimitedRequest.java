@@ -36,6 +36,21 @@ public interface LimitedRequest {
 	/** The web stack's own request, as SpEL expressions read it under {@code #request}. */
 	Object unwrap();
 
+	/**
+	 * The value of the method argument named {@code name}, for a call of a limited bean method; null for a web
+	 * request, which has none.
+	 */
+	default @Nullable Object argument(String name) {
+		return null;
+	}
+
+	/**
+	 * The key of a request that carries no identity of its own: its client address, as {@code address} keys it.
+	 */
+	default String anonymousKey(AddressKey address) {
+		return address.key(this);
+	}
+
 	/** The method and the URI path, as log lines name the request. */
 	default String describe() {
 		return method() + " " + uri();

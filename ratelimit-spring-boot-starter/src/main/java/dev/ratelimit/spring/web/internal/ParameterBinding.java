@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.web.internal;
 
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,7 @@ import org.springframework.web.method.HandlerMethod;
 /**
  * A handler method parameter whose raw value a key expression can read before Spring MVC resolves the
  * arguments: a {@code @PathVariable}, {@code @RequestParam} or {@code @RequestHeader}, exposed under the
- * parameter's Java name.
+ * parameter's Java name; or an argument of a limited bean method, under its parameter's name.
  *
  * @param variable the parameter's name, the expression's variable
  * @param source where the value comes from
@@ -27,16 +28,29 @@ record ParameterBinding(String variable, Source source, String name) {
 
 	enum Source {
 
-		PATH, PARAM, HEADER
+		PATH, PARAM, HEADER, ARGUMENT
 
 	}
 
-	@Nullable String value(LimitedRequest request, Map<String, String> uriVariables) {
+	@Nullable Object value(LimitedRequest request, Map<String, String> uriVariables) {
 		return switch (this.source) {
 			case PATH -> uriVariables.get(this.name);
 			case PARAM -> request.parameter(this.name);
 			case HEADER -> request.header(this.name);
+			case ARGUMENT -> request.argument(this.name);
 		};
+	}
+
+	/** The arguments of a bean method, each under its parameter's name; none if the names were not compiled in. */
+	static List<ParameterBinding> of(Method method) {
+		List<ParameterBinding> bindings = new ArrayList<>();
+		String[] names = MethodCall.NAMES.getParameterNames(method);
+		if (names != null) {
+			for (String name : names) {
+				bindings.add(new ParameterBinding(name, Source.ARGUMENT, name));
+			}
+		}
+		return List.copyOf(bindings);
 	}
 
 	static List<ParameterBinding> of(HandlerMethod handlerMethod) {

@@ -48,6 +48,11 @@ public final class PolicyNames {
 		}
 	}
 
+	/** Returns whether a declaration claimed a name of this canonical form. */
+	synchronized boolean claimed(String canonicalName) {
+		return this.canonicalNames.containsKey(canonicalName);
+	}
+
 	/**
 	 * Checks, once every declaration claimed its names, that each override names a declared policy; an override
 	 * that sets only {@code shadow} may name a rule's policy too.

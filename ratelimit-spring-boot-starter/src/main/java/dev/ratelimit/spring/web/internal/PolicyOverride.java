@@ -13,6 +13,10 @@ import java.util.Set;
  */
 public record PolicyOverride(String name, LimitValues values, List<String> origins, Set<String> fields) {
 
+	/** The prefix of every policy's properties. */
+	static final String PROPERTY = "ratelimit.policies.";
+
+
 	/** Whether the override sets nothing but {@code shadow}, which a rule's policy may take. */
 	boolean shadowOnly() {
 		return this.fields.equals(Set.of("shadow"));
@@ -20,7 +24,7 @@ public record PolicyOverride(String name, LimitValues values, List<String> origi
 
 	/** The property under which the override is set. */
 	String property() {
-		return "ratelimit.policies." + this.name;
+		return PROPERTY + this.name;
 	}
 
 	/** Where the override comes from, as messages write it. */

@@ -175,7 +175,8 @@ public final class RequestDecisions {
 			run.keyed = keyed(run, run.enforced);
 		}
 		catch (RequestCost.InvalidCost ex) {
-			run.verdict = new Verdict(Verdict.Action.BAD_REQUEST, new HttpHeaders(), null, ex.problem(), 0, null);
+			run.verdict = new Verdict(Verdict.Action.BAD_REQUEST, new HttpHeaders(), null, ex.problem(), 0, null,
+					List.of());
 		}
 		return run;
 	}
@@ -193,7 +194,7 @@ public final class RequestDecisions {
 			RateLimitRejection rejection = new RateLimitRejection(enforced.policies(), decisions);
 			RateLimitHeaders.writeRetryAfter(headers, rejection.retryAfterSeconds());
 			this.metrics.record(enforced.policies(), Outcome.REJECTED, elapsed);
-			return new Verdict(Verdict.Action.REJECT, headers, rejection, null, 0, null);
+			return new Verdict(Verdict.Action.REJECT, headers, rejection, null, 0, null, decisions);
 		}
 		run.decisions = decisions;
 		run.delay = delay(decisions);
@@ -253,7 +254,7 @@ public final class RequestDecisions {
 					run.shadowDecisions);
 		}
 		return new Verdict((run.delay == 0) ? Verdict.Action.PROCEED : Verdict.Action.HOLD, headers, null, null,
-				run.delay, reservation);
+				run.delay, reservation, run.enforced.isEmpty() ? run.shadowDecisions : run.decisions);
 	}
 
 	/**
@@ -410,12 +411,15 @@ public final class RequestDecisions {
 	 * @param problem the body of a request answered with 400, else null
 	 * @param delayNanos how long to hold the request, for {@link Action#HOLD}
 	 * @param reservation the permits to {@link #settle} once the response's status is known, or null
+	 * @param decisions the store's decisions of the enforced policies, or of the shadow ones if none is enforced;
+	 * empty when the request was not decided
 	 */
 	public record Verdict(Action action, HttpHeaders headers, @Nullable RateLimitRejection rejection,
-			@Nullable ProblemDetail problem, long delayNanos, @Nullable Reservation reservation) {
+			@Nullable ProblemDetail problem, long delayNanos, @Nullable Reservation reservation,
+			List<Decision> decisions) {
 
 		static final Verdict EXEMPT = new Verdict(Action.PROCEED, HttpHeaders.readOnlyHttpHeaders(new HttpHeaders()),
-				null, null, 0, null);
+				null, null, 0, null, List.of());
 
 		/** What becomes of a request. */
 		public enum Action {

@@ -77,17 +77,8 @@ final class RuleDeclarations {
 		if (methods.contains(HttpMethod.GET.name())) {
 			methods.add(HttpMethod.HEAD.name());
 		}
-		long limit = required(property, action, "limit", values.limit());
-		Duration window = DeclaredValues.window(property, action,
-				required(property, action, "window", values.window()));
-		Algorithm algorithm = (values.algorithm() != null) ? values.algorithm() : this.settings.defaultAlgorithm();
-		long burst = (values.burst() != null) ? values.burst() : limit;
 		String name = (rule.name() != null) ? rule.name() : "rule-" + index;
-		long delayAfter = DeclaredValues.delayAfter(property, action, algorithm, burst, values.delayAfter(),
-				"delay-after", Boolean.TRUE.equals(values.noDelay()), "no-delay");
-		RateLimitPolicy policy = DeclaredValues.parse("Invalid " + property + ": ", action,
-				() -> new RateLimitPolicy(name, algorithm, limit, window, burst,
-						(values.cost() != null) ? values.cost() : 1, delayAfter));
+		RateLimitPolicy policy = policy(property, action, name, values, this.settings.defaultAlgorithm());
 		this.names.claim(name, property, action);
 		Map<String, RateLimitPolicy> plans = this.endpoints.plans().plans(property, action, property, policy,
 				new RateLimited.Plan[0], values.plans(), property + ".plans");
@@ -121,6 +112,24 @@ final class RuleDeclarations {
 		}
 		throw new RateLimitConfigurationException(
 				"Invalid " + property + ".methods: '" + method + "' is not an HTTP method.", action);
+	}
+
+	/**
+	 * Returns the policy that configured values set in full, as a rule's or a policy for code: a limit and a
+	 * window required, the algorithm {@code defaultAlgorithm} unless set, the burst the limit unless set.
+	 */
+	static RateLimitPolicy policy(String property, String action, String name, LimitValues values,
+			Algorithm defaultAlgorithm) {
+		long limit = required(property, action, "limit", values.limit());
+		Duration window = DeclaredValues.window(property, action,
+				required(property, action, "window", values.window()));
+		Algorithm algorithm = (values.algorithm() != null) ? values.algorithm() : defaultAlgorithm;
+		long burst = (values.burst() != null) ? values.burst() : limit;
+		long delayAfter = DeclaredValues.delayAfter(property, action, algorithm, burst, values.delayAfter(),
+				"delay-after", Boolean.TRUE.equals(values.noDelay()), "no-delay");
+		return DeclaredValues.parse("Invalid " + property + ": ", action,
+				() -> new RateLimitPolicy(name, algorithm, limit, window, burst,
+						(values.cost() != null) ? values.cost() : 1, delayAfter));
 	}
 
 	private static <T> T required(String property, String action, String field, @Nullable T value) {
