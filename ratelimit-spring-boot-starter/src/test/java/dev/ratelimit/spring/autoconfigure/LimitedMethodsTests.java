@@ -206,6 +206,18 @@ class LimitedMethodsTests {
 	}
 
 	@Test
+	void warnsOfACallFromTheBeansOwnMethodsWhichItsLimitsNeverApplyTo(CapturedOutput output) {
+		this.runner.withUserConfiguration(SelfCalling.class).run((context) -> {
+			SelfCalling service = context.getBean(SelfCalling.class);
+			assertThat(service.outer()).isEqualTo("inner");
+			assertThat(service.outer()).as("the call from outer() is not limited").isEqualTo("inner");
+			assertThat(output).containsOnlyOnce("@RateLimited on " + SelfCalling.class.getName() + ".inner() never "
+					+ "applies when SelfCalling.outer() calls it: a call from the bean's own methods does not go "
+					+ "through its proxy.");
+		});
+	}
+
+	@Test
 	void stopsTheStartAtAKeyThatNeedsARequest() {
 		this.runner.withUserConfiguration(ByAddress.class)
 			.run((context) -> assertThat(cause(context.getStartupFailure()))
@@ -379,6 +391,20 @@ class LimitedMethodsTests {
 		@Override
 		public String greet(String name) {
 			return "hello " + name;
+		}
+
+	}
+
+	@Service
+	static class SelfCalling {
+
+		public String outer() {
+			return inner();
+		}
+
+		@RateLimited(limit = 1, window = "10s", key = "global")
+		public String inner() {
+			return "inner";
 		}
 
 	}

@@ -161,13 +161,15 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 				StrayDeclarations.check(type, name, this.stack, handlers);
 				return;
 			}
-			for (Method method : Declarations.limitedMethods(type)) {
+			List<Method> methods = Declarations.limitedMethods(type);
+			for (Method method : methods) {
 				LimitedMethod limited = limitedMethod(type, method);
 				if (limited != null) {
 					active.computeIfAbsent(limited.limits(), (key) -> new TreeSet<>())
 						.add("calls of " + type.getSimpleName() + "." + method.getName());
 				}
 			}
+			SelfInvocations.warn(type, methods);
 		});
 	}
 
