@@ -65,6 +65,7 @@ import org.springframework.boot.tomcat.TomcatWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
@@ -84,8 +85,8 @@ import org.springframework.util.ClassUtils;
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
-@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
+@Import(LimitCatalogConfiguration.class)
 public final class RateLimitAutoConfiguration {
 
 	/**
@@ -304,7 +305,48 @@ public final class RateLimitAutoConfiguration {
 
 	}
 
-	/** In an application that serves no web requests, the line that says its declarations limit nothing. */
+	/** The limits of bean methods, unless {@code ratelimit.enabled} turns every limit off. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+	static class MethodLimitsConfiguration {
+
+		/**
+		 * The proxies that limit the calls of bean methods declaring {@code @RateLimited}, of their class or of
+		 * their interfaces as {@code spring.aop.proxy-target-class} says; static, as a post-processor must be.
+		 */
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static LimitedMethodsPostProcessor rateLimitLimitedMethodsPostProcessor(Environment environment) {
+			return new LimitedMethodsPostProcessor(
+					environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
+		}
+
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ClientAddresses rateLimitClientAddresses(RateLimitProperties properties) {
+		return new ClientAddresses(Networks.parse("ratelimit.client-address.trusted-proxies",
+				properties.getClientAddress().getTrustedProxies()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PolicyChanges rateLimitPolicyChanges(RateLimitStore store) {
+		return new PolicyChanges(store);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RequestDecisions rateLimitRequestDecisions(RateLimitStore store, ObjectProvider<RateLimitMetrics> metrics,
+			RateLimitProperties properties, TimeSource timeSource, PolicyChanges changes,
+			ObjectProvider<DecisionObserver> observer) {
+		return new RequestDecisions(store, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
+				properties.getHeaders().isLegacy(), properties.isShadowHeaders(), new UnresolvedKeys(timeSource),
+				new ShadowLog(timeSource), changes, observer.getIfAvailable());
+	}
+
+	/** In an application that serves no web requests, the line that says its controllers' declarations limit nothing. */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnNotWebApplication
 	static class NonWebConfiguration {
@@ -317,8 +359,8 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	/**
-	 * What every web stack's rate limiting shares: the client addresses past the trusted proxies, the policies
-	 * changed at runtime, the decision of a request and the scheduler that releases held requests.
+	 * What every web stack's rate limiting shares: the scheduler that releases held requests, and the record of a
+	 * connection's origin on Tomcat and Jetty.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnWebApplication
@@ -334,40 +376,6 @@ public final class RateLimitAutoConfiguration {
 			scheduler.setRemoveOnCancelPolicy(true);
 			scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 			return scheduler;
-		}
-
-		/**
-		 * The proxies that limit the calls of bean methods declaring {@code @RateLimited}, of their class or of
-		 * their interfaces as {@code spring.aop.proxy-target-class} says; static, as a post-processor must be.
-		 */
-		@Bean
-		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-		static LimitedMethodsPostProcessor rateLimitLimitedMethodsPostProcessor(Environment environment) {
-			return new LimitedMethodsPostProcessor(
-					environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
-		}
-
-		@Bean
-		@ConditionalOnMissingBean
-		ClientAddresses rateLimitClientAddresses(RateLimitProperties properties) {
-			return new ClientAddresses(Networks.parse("ratelimit.client-address.trusted-proxies",
-					properties.getClientAddress().getTrustedProxies()));
-		}
-
-		@Bean
-		@ConditionalOnMissingBean
-		PolicyChanges rateLimitPolicyChanges(RateLimitStore store) {
-			return new PolicyChanges(store);
-		}
-
-		@Bean
-		@ConditionalOnMissingBean
-		RequestDecisions rateLimitRequestDecisions(RateLimitStore store, ObjectProvider<RateLimitMetrics> metrics,
-				RateLimitProperties properties, TimeSource timeSource, PolicyChanges changes,
-				ObjectProvider<DecisionObserver> observer) {
-			return new RequestDecisions(store, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
-					properties.getHeaders().isLegacy(), properties.isShadowHeaders(), new UnresolvedKeys(timeSource),
-					new ShadowLog(timeSource), changes, observer.getIfAvailable());
 		}
 
 		/**

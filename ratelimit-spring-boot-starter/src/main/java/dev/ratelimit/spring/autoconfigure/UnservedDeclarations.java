@@ -10,9 +10,9 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
 /**
- * Says at startup, in an application that serves no web requests, that its {@link dev.ratelimit.spring.RateLimited}
- * declarations limit nothing there: such a start, a {@code @SpringBootTest} without a web environment for one,
- * neither applies nor checks them.
+ * Says at startup, in an application that serves no web requests, that the {@link dev.ratelimit.spring.RateLimited}
+ * declarations of its controllers limit nothing there: such a start, a {@code @SpringBootTest} without a web
+ * environment for one, neither applies nor checks them. Those of other beans limit their calls all the same.
  */
 final class UnservedDeclarations implements SmartInitializingSingleton {
 
@@ -36,13 +36,13 @@ final class UnservedDeclarations implements SmartInitializingSingleton {
 		if (!logger.isInfoEnabled()) {
 			return;
 		}
-		List<String> declarations = Declarations.all(this.beanFactory);
+		List<String> declarations = Declarations.onControllers(this.beanFactory);
 		if (declarations.isEmpty()) {
 			return;
 		}
 		String named = String.join(", ", declarations.subList(0, Math.min(NAMED, declarations.size())));
 		int more = declarations.size() - NAMED;
-		logger.info("@RateLimited limits nothing here: this application serves no web requests, so "
+		logger.info("@RateLimited on controllers limits nothing here: this application serves no web requests, so "
 				+ declarations.size() + ((declarations.size() == 1) ? " declaration is" : " declarations are")
 				+ " neither applied nor checked (@RateLimited on " + named + ((more > 0) ? " and " + more + " more" : "")
 				+ ").");

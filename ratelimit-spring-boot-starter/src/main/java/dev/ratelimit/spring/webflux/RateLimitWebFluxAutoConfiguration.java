@@ -2,7 +2,6 @@ package dev.ratelimit.spring.webflux;
 
 import java.util.concurrent.ScheduledExecutorService;
 
-import dev.ratelimit.spring.autoconfigure.LimitCatalogConfiguration;
 import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
 import dev.ratelimit.spring.web.internal.LimitCatalog;
 import dev.ratelimit.spring.web.internal.RequestDecisions;
@@ -22,7 +21,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Import;
 import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.web.reactive.DispatcherHandler;
 import org.springframework.web.reactive.HandlerAdapter;
@@ -38,7 +36,6 @@ import org.springframework.web.reactive.result.method.annotation.RequestMappingH
 @ConditionalOnWebApplication(type = Type.REACTIVE)
 @ConditionalOnClass(DispatcherHandler.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
-@Import(LimitCatalogConfiguration.class)
 public final class RateLimitWebFluxAutoConfiguration {
 
 	/**

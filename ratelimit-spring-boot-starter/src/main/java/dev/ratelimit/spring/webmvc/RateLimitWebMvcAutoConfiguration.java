@@ -3,7 +3,6 @@ package dev.ratelimit.spring.webmvc;
 import java.util.concurrent.ScheduledExecutorService;
 
 import dev.ratelimit.spring.RateLimitExceededHandler;
-import dev.ratelimit.spring.autoconfigure.LimitCatalogConfiguration;
 import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
 import dev.ratelimit.spring.web.internal.LimitCatalog;
 import dev.ratelimit.spring.web.internal.RequestDecisions;
@@ -24,7 +23,6 @@ import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilte
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Import;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
@@ -39,7 +37,6 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnWebApplication(type = Type.SERVLET)
 @ConditionalOnClass(WebMvcConfigurer.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
-@Import(LimitCatalogConfiguration.class)
 public final class RateLimitWebMvcAutoConfiguration {
 
 	/** Name of the registration of the filter that decides the rules marked {@code before-security}. */

@@ -63,11 +63,11 @@ class IneffectiveDeclarationTests {
 		try {
 			new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
 				.withUserConfiguration(OrderController.class)
-				.run((context) -> assertThat(output).contains("@RateLimited limits nothing here: this application "
+				.run((context) -> assertThat(output).contains("@RateLimited on controllers limits nothing here: this application "
 						+ "serves no web requests, so 1 declaration is neither applied nor checked (@RateLimited on "
 						+ OrderController.class.getName() + ".orders())."));
 			new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
-				.run((context) -> assertThat(output).containsOnlyOnce("@RateLimited limits nothing here"));
+				.run((context) -> assertThat(output).containsOnlyOnce("@RateLimited on controllers limits nothing here"));
 		}
 		finally {
 			logger.setLevel(null);

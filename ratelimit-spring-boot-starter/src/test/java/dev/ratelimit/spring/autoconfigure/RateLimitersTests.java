@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -128,6 +129,39 @@ class RateLimitersTests {
 			assertThat(limiter.tryAcquire("acme")).isTrue();
 			assertThat(limiter.tryAcquire("acme")).isFalse();
 		});
+	}
+
+	@Test
+	void decidesForCodeWhenEveryLimitOfRequestsAndCallsIsTurnedOff() {
+		this.runner.withPropertyValues("ratelimit.enabled=false")
+			.withUserConfiguration(LimitedMethodsTests.Quotes.class)
+			.run((context) -> {
+				RateLimiter limiter = context.getBean(RateLimiters.class).limiter("partner-api");
+				assertThat(limiter.tryAcquire("acme")).isTrue();
+				assertThat(limiter.tryAcquire("acme")).isTrue();
+				assertThat(limiter.tryAcquire("acme")).isFalse();
+				LimitedMethodsTests.Quotes quotes = context.getBean(LimitedMethodsTests.Quotes.class);
+				for (int i = 0; i < 3; i++) {
+					assertThat(quotes.quote("alice")).as("a call of a limited method").isEqualTo("quote for alice");
+				}
+			});
+	}
+
+	@Test
+	void limitsCodeAndBeanMethodsInAnApplicationThatServesNoWebRequests() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+			.withPropertyValues("ratelimit.policies.partner-api.limit=2", "ratelimit.policies.partner-api.window=10s")
+			.withUserConfiguration(LimitedMethodsTests.Quotes.class)
+			.run((context) -> {
+				RateLimiter limiter = context.getBean(RateLimiters.class).limiter("partner-api");
+				assertThat(limiter.tryAcquire("acme")).isTrue();
+				assertThat(limiter.tryAcquire("acme")).isTrue();
+				assertThat(limiter.tryAcquire("acme")).isFalse();
+				LimitedMethodsTests.Quotes quotes = context.getBean(LimitedMethodsTests.Quotes.class);
+				quotes.quote("alice");
+				quotes.quote("alice");
+				LimitedMethodsTests.catchExceeded(() -> quotes.quote("alice"));
+			});
 	}
 
 	@Test

@@ -6,8 +6,8 @@ import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 import dev.ratelimit.spring.RateLimitExceededHandler;
+import dev.ratelimit.spring.RateLimiters;
 import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
-import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
 import dev.ratelimit.spring.observability.internal.MicrometerRateLimitMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -44,11 +44,12 @@ class RateLimitWebMvcAutoConfigurationTests {
 	}
 
 	@Test
-	void backsOffEntirelyWhenDisabled() {
+	void limitsNoRequestWhenDisabledButKeepsTheLimitersOfCode() {
 		this.runner.withPropertyValues("ratelimit.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(RateLimitStore.class)
-				.doesNotHaveBean(RateLimitInterceptor.class)
-				.doesNotHaveBean(RateLimitProperties.class));
+			.run((context) -> assertThat(context).doesNotHaveBean(RateLimitInterceptor.class)
+				.doesNotHaveBean(RateLimitWebMvcConfigurer.class)
+				.hasSingleBean(RateLimitStore.class)
+				.hasSingleBean(RateLimiters.class));
 	}
 
 	@Test

@@ -104,10 +104,16 @@ public final class Declarations {
 		return MergedAnnotations.from(type, SearchStrategy.TYPE_HIERARCHY).isPresent(RateLimited.class);
 	}
 
-	/** Returns every declaration, written as {@code class Type} or {@code Type.method()}. */
-	public static List<String> all(ListableBeanFactory beanFactory) {
+	/**
+	 * Returns every declaration on a controller, written as {@code class Type} or {@code Type.method()}: those that
+	 * limit requests, which only a web stack serves.
+	 */
+	public static List<String> onControllers(ListableBeanFactory beanFactory) {
 		List<String> all = new ArrayList<>();
 		forEachBeanClass(beanFactory, (name, type) -> {
+			if (!StrayDeclarations.controller(type)) {
+				return;
+			}
 			if (onClass(type)) {
 				all.add("class " + type.getName());
 			}

@@ -125,7 +125,7 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 			}
 		});
 		declareBeanMethods(handlerMethods, active);
-		List<PathRule> compiled = this.ruleDeclarations.rules();
+		List<PathRule> compiled = this.stack.servesRequests() ? this.ruleDeclarations.rules() : List.of();
 		for (PathRule rule : compiled) {
 			active.put(rule.limits(), Set.of(WebStack.route(rule.methods(), rule.pattern().getPatternString())
 					+ (rule.beforeSecurity() ? " before Spring Security" : "")));
@@ -158,7 +158,9 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 		handlerMethods.forEach((handler) -> handlers.add(handler.getMethod()));
 		Declarations.forEachBeanTarget(this.beanFactory, (name, type) -> {
 			if (StrayDeclarations.controller(type)) {
-				StrayDeclarations.check(type, name, this.stack, handlers);
+				if (this.stack.servesRequests()) {
+					StrayDeclarations.check(type, name, this.stack, handlers);
+				}
 				return;
 			}
 			List<Method> methods = Declarations.limitedMethods(type);

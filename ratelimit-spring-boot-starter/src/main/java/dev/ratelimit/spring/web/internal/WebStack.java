@@ -37,6 +37,15 @@ public interface WebStack {
 	String name();
 
 	/**
+	 * Returns whether the application serves web requests: false where no web stack does, so that rules and the
+	 * declarations on controllers limit nothing.
+	 * @return true unless no web stack serves the application
+	 */
+	default boolean servesRequests() {
+		return true;
+	}
+
+	/**
 	 * Returns the paths that a filter of the application's Spring Security answers itself, such as a login page,
 	 * so that a rule decided with the handlers never applies to them.
 	 * @return each path with the simple name of the filter that answers it, none by default
