@@ -74,6 +74,7 @@ import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.ClassUtils;
+import org.springframework.web.method.HandlerMethod;
 
 /**
  * Auto-configuration of the {@link RateLimitStore}: in memory by default, in Redis with
@@ -86,7 +87,6 @@ import org.springframework.util.ClassUtils;
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
 @EnableConfigurationProperties(RateLimitProperties.class)
-@Import(LimitCatalogConfiguration.class)
 public final class RateLimitAutoConfiguration {
 
 	/**
@@ -305,48 +305,63 @@ public final class RateLimitAutoConfiguration {
 
 	}
 
-	/** The limits of bean methods, unless {@code ratelimit.enabled} turns every limit off. */
+	/**
+	 * The path every decision takes, with Spring's web types on the class path: the client addresses past the
+	 * trusted proxies, the policies changed at runtime, the decision of a request or a call, the catalog of the
+	 * limits and the limiters of code, and the limits of bean methods.
+	 */
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
-	static class MethodLimitsConfiguration {
+	@ConditionalOnClass(HandlerMethod.class)
+	@Import(LimitCatalogConfiguration.class)
+	static class DecisionConfiguration {
 
-		/**
-		 * The proxies that limit the calls of bean methods declaring {@code @RateLimited}, of their class or of
-		 * their interfaces as {@code spring.aop.proxy-target-class} says; static, as a post-processor must be.
-		 */
+		/** The limits of bean methods, unless {@code ratelimit.enabled} turns every limit off. */
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+		static class MethodLimitsConfiguration {
+
+			/**
+			 * The proxies that limit the calls of bean methods declaring {@code @RateLimited}, of their class or of
+			 * their interfaces as {@code spring.aop.proxy-target-class} says; static, as a post-processor must be.
+			 */
+			@Bean
+			@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+			static LimitedMethodsPostProcessor rateLimitLimitedMethodsPostProcessor(Environment environment) {
+				return new LimitedMethodsPostProcessor(
+						environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
+			}
+
+		}
+
 		@Bean
-		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-		static LimitedMethodsPostProcessor rateLimitLimitedMethodsPostProcessor(Environment environment) {
-			return new LimitedMethodsPostProcessor(
-					environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
+		@ConditionalOnMissingBean
+		ClientAddresses rateLimitClientAddresses(RateLimitProperties properties) {
+			return new ClientAddresses(Networks.parse("ratelimit.client-address.trusted-proxies",
+					properties.getClientAddress().getTrustedProxies()));
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		PolicyChanges rateLimitPolicyChanges(RateLimitStore store) {
+			return new PolicyChanges(store);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		RequestDecisions rateLimitRequestDecisions(RateLimitStore store, ObjectProvider<RateLimitMetrics> metrics,
+				RateLimitProperties properties, TimeSource timeSource, PolicyChanges changes,
+				ObjectProvider<DecisionObserver> observer) {
+			return new RequestDecisions(store, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
+					properties.getHeaders().isLegacy(), properties.isShadowHeaders(), new UnresolvedKeys(timeSource),
+					new ShadowLog(timeSource), changes, observer.getIfAvailable());
 		}
 
 	}
 
-	@Bean
-	@ConditionalOnMissingBean
-	ClientAddresses rateLimitClientAddresses(RateLimitProperties properties) {
-		return new ClientAddresses(Networks.parse("ratelimit.client-address.trusted-proxies",
-				properties.getClientAddress().getTrustedProxies()));
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	PolicyChanges rateLimitPolicyChanges(RateLimitStore store) {
-		return new PolicyChanges(store);
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	RequestDecisions rateLimitRequestDecisions(RateLimitStore store, ObjectProvider<RateLimitMetrics> metrics,
-			RateLimitProperties properties, TimeSource timeSource, PolicyChanges changes,
-			ObjectProvider<DecisionObserver> observer) {
-		return new RequestDecisions(store, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
-				properties.getHeaders().isLegacy(), properties.isShadowHeaders(), new UnresolvedKeys(timeSource),
-				new ShadowLog(timeSource), changes, observer.getIfAvailable());
-	}
-
-	/** In an application that serves no web requests, the line that says its controllers' declarations limit nothing. */
+	/**
+	 * In an application that serves no web requests, the line that says its controllers' declarations limit
+	 * nothing.
+	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnNotWebApplication
 	static class NonWebConfiguration {

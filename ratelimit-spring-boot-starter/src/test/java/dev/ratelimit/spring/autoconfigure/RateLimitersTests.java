@@ -5,6 +5,7 @@ import java.time.Duration;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.RateLimitConfigurationException;
 import dev.ratelimit.spring.RateLimitExceededException;
@@ -22,6 +23,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -162,6 +164,15 @@ class RateLimitersTests {
 				quotes.quote("alice");
 				LimitedMethodsTests.catchExceeded(() -> quotes.quote("alice"));
 			});
+	}
+
+	@Test
+	void keepsTheStoreWithoutSpringsWebTypesOnTheClassPath() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader("org.springframework.web", "org.springframework.http"))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RateLimitStore.class)
+				.doesNotHaveBean(RateLimiters.class));
 	}
 
 	@Test

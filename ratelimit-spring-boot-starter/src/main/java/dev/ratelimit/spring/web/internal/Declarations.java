@@ -16,6 +16,7 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.stereotype.Controller;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -88,6 +89,11 @@ public final class Declarations {
 				&& !Modifier.isPrivate(modifiers) && !Modifier.isStatic(modifiers);
 	}
 
+	/** Returns whether {@code type} is a controller, whose declarations limit the requests it handles. */
+	static boolean controller(Class<?> type) {
+		return MergedAnnotations.from(type, SearchStrategy.TYPE_HIERARCHY).isPresent(Controller.class);
+	}
+
 	/** Returns the methods of {@code type} that declare a limit. */
 	static List<Method> methods(Class<?> type) {
 		List<Method> declared = new ArrayList<>();
@@ -111,7 +117,7 @@ public final class Declarations {
 	public static List<String> onControllers(ListableBeanFactory beanFactory) {
 		List<String> all = new ArrayList<>();
 		forEachBeanClass(beanFactory, (name, type) -> {
-			if (!StrayDeclarations.controller(type)) {
+			if (!controller(type)) {
 				return;
 			}
 			if (onClass(type)) {

@@ -157,7 +157,7 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 		Set<Method> handlers = new HashSet<>();
 		handlerMethods.forEach((handler) -> handlers.add(handler.getMethod()));
 		Declarations.forEachBeanTarget(this.beanFactory, (name, type) -> {
-			if (StrayDeclarations.controller(type)) {
+			if (Declarations.controller(type)) {
 				if (this.stack.servesRequests()) {
 					StrayDeclarations.check(type, name, this.stack, handlers);
 				}

@@ -6,9 +6,6 @@ import java.util.Set;
 import dev.ratelimit.spring.RateLimitConfigurationException;
 import dev.ratelimit.spring.RateLimited;
 
-import org.springframework.core.annotation.MergedAnnotations;
-import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
-import org.springframework.stereotype.Controller;
 
 /**
  * Stops the start at a {@link RateLimited} on a controller that no request can reach: the web stack limits the
@@ -18,11 +15,6 @@ import org.springframework.stereotype.Controller;
 final class StrayDeclarations {
 
 	private StrayDeclarations() {
-	}
-
-	/** Returns whether {@code type} is a controller, whose declarations limit the requests it handles. */
-	static boolean controller(Class<?> type) {
-		return MergedAnnotations.from(type, SearchStrategy.TYPE_HIERARCHY).isPresent(Controller.class);
 	}
 
 	/**
