@@ -2,9 +2,12 @@ package dev.ratelimit.spring.method.internal;
 
 import java.lang.reflect.Method;
 import java.security.Principal;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -18,6 +21,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.MethodClassKey;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.util.ClassUtils;
 
@@ -39,6 +43,9 @@ final class LimitedMethodInterceptor implements MethodInterceptor {
 	private final ObjectProvider<LimitCatalog> catalog;
 
 	private final ObjectProvider<RequestDecisions> decisions;
+
+	/** The limits of each method called, by the method as invoked and the target's class. */
+	private final Map<MethodClassKey, Optional<LimitedMethod>> methods = new ConcurrentHashMap<>();
 
 	LimitedMethodInterceptor(ObjectProvider<LimitCatalog> catalog, ObjectProvider<RequestDecisions> decisions) {
 		this.catalog = catalog;
@@ -76,10 +83,13 @@ final class LimitedMethodInterceptor implements MethodInterceptor {
 	/** The limits of the method called, as the bean's class declares it, or null if it has none. */
 	private @Nullable LimitedMethod limited(MethodInvocation invocation) {
 		Object target = invocation.getThis();
-		Class<?> type = ClassUtils.getUserClass((target != null) ? AopUtils.getTargetClass(target)
-				: invocation.getMethod().getDeclaringClass());
-		Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), type);
-		return this.catalog.getObject().limitedMethod(type, method);
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
+		return this.methods.computeIfAbsent(new MethodClassKey(invocation.getMethod(), targetClass), (key) -> {
+			Class<?> type = ClassUtils.getUserClass((targetClass != null) ? targetClass
+					: invocation.getMethod().getDeclaringClass());
+			Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), type);
+			return Optional.ofNullable(this.catalog.getObject().limitedMethod(type, method));
+		}).orElse(null);
 	}
 
 	/**

@@ -69,11 +69,30 @@ interface KeySource {
 	 * methods but not reach types or beans.
 	 */
 	static KeySource expression(Expression expression, List<ParameterBinding> bindings, AddressKey address) {
+		ParameterBinding bare = bare(expression, bindings);
+		if (bare != null) {
+			// the value of one variable, as the expression would give it, without evaluating it
+			return (request, uriVariables) -> {
+				Object value = bare.value(request, uriVariables);
+				return orAddress("spel:", (value != null) ? value.toString() : null, request, address);
+			};
+		}
 		boolean readsIp = readsIp(expression);
 		return (request, uriVariables) -> {
 			Object value = expression.getValue(handlerContext(readsIp, request, uriVariables, bindings, address));
 			return orAddress("spel:", (value != null) ? value.toString() : null, request, address);
 		};
+	}
+
+	/** The binding that an expression is no more than a reference to, such as {@code #customer}, or null. */
+	private static @Nullable ParameterBinding bare(Expression expression, List<ParameterBinding> bindings) {
+		String text = expression.getExpressionString().trim();
+		for (ParameterBinding binding : bindings) {
+			if (text.equals("#" + binding.variable())) {
+				return binding;
+			}
+		}
+		return null;
 	}
 
 	/**

@@ -51,6 +51,14 @@ public interface LimitedRequest {
 		return address.key(this);
 	}
 
+	/**
+	 * Whether a response answers the request, which an allowed request's rate limit headers are written on: a
+	 * call of a bean method has none.
+	 */
+	default boolean answered() {
+		return true;
+	}
+
 	/** The method and the URI path, as log lines name the request. */
 	default String describe() {
 		return method() + " " + uri();

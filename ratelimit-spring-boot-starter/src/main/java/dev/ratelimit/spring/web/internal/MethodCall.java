@@ -97,6 +97,11 @@ public final class MethodCall implements LimitedRequest {
 	}
 
 	@Override
+	public boolean answered() {
+		return false;
+	}
+
+	@Override
 	public String describe() {
 		return "call of " + uri();
 	}

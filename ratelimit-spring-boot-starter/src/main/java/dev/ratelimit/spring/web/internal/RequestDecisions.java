@@ -42,6 +42,9 @@ import org.springframework.http.ProblemDetail;
  */
 public final class RequestDecisions {
 
+	/** The headers of an allowed call, which no response carries. */
+	private static final HttpHeaders NO_HEADERS = HttpHeaders.readOnlyHttpHeaders(new HttpHeaders());
+
 	private final RateLimitStore store;
 
 	private final RateLimitMetrics metrics;
@@ -244,10 +247,12 @@ public final class RequestDecisions {
 
 	/** The verdict of a request its enforced policies let through. */
 	private Verdict finish(Run run) {
-		HttpHeaders headers = new HttpHeaders();
+		HttpHeaders headers = run.request.answered() ? new HttpHeaders() : NO_HEADERS;
 		Reservation reservation = null;
 		if (run.limits.counted().all()) {
-			writeHeaders(headers, run.enforced, run.decisions, run.shadowed, run.shadowDecisions);
+			if (run.request.answered()) {
+				writeHeaders(headers, run.enforced, run.decisions, run.shadowed, run.shadowDecisions);
+			}
 		}
 		else {
 			reservation = new Reservation(run.limits.counted(), run.keyed, run.decisions, run.shadowKeyed,
