@@ -12,6 +12,7 @@ import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.spring.RateLimitConfigurationException;
 import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.actuate.RateLimitEndpoint;
 import dev.ratelimit.spring.web.internal.LimitCatalog;
 import dev.ratelimit.spring.webflux.RateLimitWebFluxAutoConfiguration;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
@@ -25,6 +26,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.http.codec.autoconfigure.CodecsAutoConfiguration;
 import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
@@ -215,6 +218,42 @@ class LimitedMethodsTests {
 					+ "applies when SelfCalling.outer() calls it: a call from the bean's own methods does not go "
 					+ "through its proxy.");
 		});
+	}
+
+	@Test
+	void letsCallsThroughInShadowModeAndCountsWhatItWouldHaveRefused() {
+		this.runner.withUserConfiguration(Quotes.class)
+			.withPropertyValues("ratelimit.policies.quotes.shadow=true")
+			.run((context) -> {
+				Quotes quotes = context.getBean(Quotes.class);
+				for (int i = 0; i < 3; i++) {
+					assertThat(quotes.quote("alice")).isEqualTo("quote for alice");
+				}
+				assertThat(context.getBean(MeterRegistry.class)
+					.get("ratelimit.decisions")
+					.tags("policy", "quotes", "outcome", "shadow_rejected")
+					.counter()
+					.count()).isEqualTo(1);
+			});
+	}
+
+	@Test
+	void changesAndResetsTheLimitOfAMethodThroughTheActuatorEndpoint() {
+		this.runner.withUserConfiguration(Quotes.class)
+			.withConfiguration(AutoConfigurations.of(RateLimitEndpointAutoConfiguration.class,
+					EndpointAutoConfiguration.class, WebEndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=ratelimit")
+			.run((context) -> {
+				RateLimitEndpoint endpoint = context.getBean(RateLimitEndpoint.class);
+				assertThat(endpoint.policy("quotes").endpoints()).singleElement()
+					.satisfies((usage) -> assertThat(usage.routes()).containsExactly("calls of Quotes.quote"));
+				Quotes quotes = context.getBean(Quotes.class);
+				endpoint.change("quotes", 1L, null, null);
+				quotes.quote("alice");
+				catchExceeded(() -> quotes.quote("alice"));
+				endpoint.reset("quotes", new String[] { "spel:alice" });
+				assertThat(quotes.quote("alice")).as("after a reset of the key").isEqualTo("quote for alice");
+			});
 	}
 
 	@Test
