@@ -26,4 +26,26 @@ public interface RateLimiter {
 	 */
 	boolean tryAcquire(String key);
 
+	/**
+	 * Decides one request of {@code key} that takes {@code permits} from the key's quota instead of the policy's
+	 * cost, from the same quota as every other request of the key.
+	 * @param key who is limited
+	 * @param permits how many permits the request takes
+	 * @return the decision
+	 * @throws IllegalArgumentException if {@code permits} is less than 1 or more than the policy can ever hold
+	 */
+	Decision decide(String key, long permits);
+
+	/**
+	 * Decides one request of {@code key} that takes {@code permits}, like {@link #decide(String, long)},
+	 * reporting only whether it is allowed.
+	 * @param key who is limited
+	 * @param permits how many permits the request takes
+	 * @return whether the request is allowed
+	 * @throws IllegalArgumentException if {@code permits} is less than 1 or more than the policy can ever hold
+	 */
+	default boolean tryAcquire(String key, long permits) {
+		return decide(key, permits).allowed();
+	}
+
 }

@@ -181,6 +181,22 @@ public abstract class StoreContractTests {
 
 		@ParameterizedTest
 		@EnumSource(Algorithm.class)
+		void takesTheGivenPermitsFromTheKeysOneQuota(Algorithm algorithm) {
+			RateLimitPolicy policy = tenPermits(algorithm);
+			RateLimitStore store = createStore(new ManualTimeSource());
+			RateLimiter limiter = store.limiter(policy);
+			long left = limiter.decide("k", 3).remaining();
+			assertThat(limiter.tryAcquire("k", left + 1)).as("more than is left").isFalse();
+			assertThat(store.limiter(policy.withCost(left)).decide("k").allowed()).as("what is left, at once")
+				.isTrue();
+			assertThat(limiter.tryAcquire("k", 1)).isFalse();
+			assertThatIllegalArgumentException().isThrownBy(() -> limiter.decide("other", policy.capacity() + 1))
+				.withMessageContaining("more than its capacity");
+			assertThatIllegalArgumentException().isThrownBy(() -> limiter.decide("other", 0));
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
 		void takesARequestOfSomeCostFromTheSameQuotaAsRequestsOfAnother(Algorithm algorithm) {
 			RateLimitPolicy policy = tenPermits(algorithm);
 			RateLimitStore single = createStore(new ManualTimeSource());

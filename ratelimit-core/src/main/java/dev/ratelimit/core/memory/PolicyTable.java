@@ -37,6 +37,12 @@ final class PolicyTable implements RateLimiter {
 	}
 
 	@Override
+	public Decision decide(String key, long permits) {
+		RateLimitPolicy policy = this.rules.policy;
+		return (permits == policy.cost()) ? decide(key) : this.keys.store.limiter(policy.withCost(permits)).decide(key);
+	}
+
+	@Override
 	public boolean tryAcquire(String key) {
 		for (;;) {
 			KeyState state = this.keys.state(key);

@@ -72,6 +72,13 @@ final class RedisLimiter implements RateLimiter {
 	}
 
 	@Override
+	public Decision decide(String key, long permits) {
+		RedisLimiter limiter = (permits == this.policy.cost()) ? this
+				: new RedisLimiter(this.decisions, this.policy.withCost(permits), this.stateName, this.predecessors);
+		return limiter.decide(key);
+	}
+
+	@Override
 	public boolean tryAcquire(String key) {
 		return decide(key).allowed();
 	}

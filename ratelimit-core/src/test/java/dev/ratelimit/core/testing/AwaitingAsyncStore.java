@@ -56,6 +56,11 @@ public final class AwaitingAsyncStore implements RateLimitStore {
 				return decide(key).allowed();
 			}
 
+			@Override
+			public Decision decide(String key, long permits) {
+				return decideAll(List.of(new KeyedPolicy(key, policy.withCost(permits)))).get(0);
+			}
+
 		};
 	}
 

@@ -78,6 +78,19 @@ class RateLimitersTests {
 	}
 
 	@Test
+	void takesTheGivenPermitsAndRefusesNumbersThePolicyCanNeverTake() {
+		this.runner.withPropertyValues("ratelimit.policies.partner-api.limit=10").run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiters.class).limiter("partner-api");
+			assertThat(limiter.decide("acme", 7).remaining()).isEqualTo(3);
+			assertThat(limiter.tryAcquire("acme", 4)).isFalse();
+			assertThat(limiter.tryAcquire("acme", 3)).isTrue();
+			assertThat(limiter.tryAcquire("acme")).isFalse();
+			assertThatIllegalArgumentException().isThrownBy(() -> limiter.decide("initech", 11))
+				.withMessageContaining("more than the 10 permits the policy can ever hold");
+		});
+	}
+
+	@Test
 	void findsAPolicyByItsNameInAnyCaseAndPunctuation() {
 		this.runner.run((context) -> {
 			RateLimiters limiters = context.getBean(RateLimiters.class);

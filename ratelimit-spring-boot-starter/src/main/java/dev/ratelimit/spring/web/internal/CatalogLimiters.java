@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.web.internal;
 
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -16,8 +15,6 @@ import dev.ratelimit.spring.RateLimiters;
  * policy.
  */
 public final class CatalogLimiters implements RateLimiters {
-
-	private static final List<String> KEY = List.of(CodeDeclarations.KEY);
 
 	private final LimitCatalog catalog;
 
@@ -45,7 +42,7 @@ public final class CatalogLimiters implements RateLimiters {
 	@Override
 	public Decision acquire(String policy, String key) {
 		EndpointLimits limits = limits(policy);
-		RequestDecisions.Verdict verdict = decide(limits, key);
+		RequestDecisions.Verdict verdict = decide(limits, key, this.current.current(limits).policies().get(0).cost());
 		if (verdict.action() == RequestDecisions.Verdict.Action.REJECT) {
 			throw new RateLimitExceededException(Objects.requireNonNull(verdict.rejection()), verdict.headers());
 		}
@@ -62,9 +59,16 @@ public final class CatalogLimiters implements RateLimiters {
 		return limits;
 	}
 
-	private RequestDecisions.Verdict decide(EndpointLimits limits, String key) {
-		return this.decisions.decide(new MethodCall("code of policy '" + limits.policies().get(0).name() + "'", KEY,
-				new Object[] { key }, null), new LimitCatalog.Match(limits, Map.of()));
+	/** Decides {@code key} taking {@code permits}; a number of permits the policy can never take is refused. */
+	private RequestDecisions.Verdict decide(EndpointLimits limits, String key, long permits) {
+		RequestDecisions.Verdict verdict = this.decisions.decide(
+				new MethodCall("code of policy '" + limits.policies().get(0).name() + "'", CodeDeclarations.ARGUMENTS,
+						new Object[] { key, permits }, null),
+				new LimitCatalog.Match(limits, Map.of()));
+		if (verdict.action() == RequestDecisions.Verdict.Action.BAD_REQUEST) {
+			throw new IllegalArgumentException(Objects.requireNonNull(verdict.problem()).getDetail());
+		}
+		return verdict;
 	}
 
 	/** The limiter of one declared policy, as it is in force at each decision. */
@@ -83,7 +87,12 @@ public final class CatalogLimiters implements RateLimiters {
 
 		@Override
 		public Decision decide(String key) {
-			return CatalogLimiters.this.decide(this.limits, key).decisions().get(0);
+			return decide(key, policy().cost());
+		}
+
+		@Override
+		public Decision decide(String key, long permits) {
+			return CatalogLimiters.this.decide(this.limits, key, permits).decisions().get(0);
 		}
 
 		@Override

@@ -8,6 +8,8 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.spring.RateLimitConfigurationException;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.expression.Expression;
+
 /**
  * Declares the policies of {@code ratelimit.policies} that no annotation or rule declares and that set a limit
  * and a window: policies for code, which takes their limiters from {@code RateLimiters} and passes its own keys.
@@ -20,6 +22,17 @@ final class CodeDeclarations {
 
 	/** Where the keys of the limits that code decides are declared, as messages name it. */
 	static final String SITE = "RateLimiters";
+
+	/** The arguments of code's decisions: the key, and the permits the decision takes. */
+	static final List<String> ARGUMENTS = List.of("key", "permits");
+
+	/** The cost of code's decisions: the permits it passes. */
+	private static final String PERMITS = "#permits";
+
+	/** The arguments that code's key and cost read. */
+	private static final List<ParameterBinding> BINDINGS = ARGUMENTS.stream()
+		.map((name) -> new ParameterBinding(name, ParameterBinding.Source.ARGUMENT, name))
+		.toList();
 
 	private final LimitSettings settings;
 
@@ -66,8 +79,9 @@ final class CodeDeclarations {
 	 */
 	EndpointLimits limits(RateLimitPolicy policy, boolean shadow, String origin) {
 		String action = "Fix " + origin + ".";
+		Expression permits = DeclaredValues.spel("Invalid cost of " + SITE + ": ", PERMITS, action);
 		return this.endpoints.limits(List.of(new EndpointDeclarations.Declared(policy, shadow, origin, KEY, Map.of(),
-				null)), this.endpoints.exemptions().terms(SITE, null), SITE, SITE, action, List.of(),
+				permits)), this.endpoints.exemptions().terms(SITE, null), SITE, SITE, action, BINDINGS,
 				CountedOutcomes.of(SITE, action, List.of()));
 	}
 

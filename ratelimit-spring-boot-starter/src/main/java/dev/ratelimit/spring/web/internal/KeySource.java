@@ -40,7 +40,7 @@ interface KeySource {
 
 	/** The key that code passes, as it passes it. */
 	static KeySource code() {
-		return (request, uriVariables) -> String.valueOf(request.argument(CodeDeclarations.KEY));
+		return (request, uriVariables) -> String.valueOf(request.argument(CodeDeclarations.ARGUMENTS.get(0)));
 	}
 
 	/** One key for every client, for a limit they share. */

@@ -246,7 +246,8 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 					}
 					RequestCost cost = planned.costs().get(i);
 					lines.put(policy.name(), "Rate limit '" + policy.name() + "': " + describe(policy)
-							+ ((cost != null) ? " cost '" + cost.text() + "'" : "")
+							+ ((cost != null && !planned.keySpecs().get(i).equals(CodeDeclarations.KEY))
+									? " cost '" + cost.text() + "'" : "")
 							+ (planned.plan().equals(EndpointLimits.NO_PLAN) ? "" : " on plan " + planned.plan())
 							+ (planned.counted().all() ? "" : " counting " + planned.counted())
 							+ (planned.shadow().get(i) ? " in shadow mode" : "")
