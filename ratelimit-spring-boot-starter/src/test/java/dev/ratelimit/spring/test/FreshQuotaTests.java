@@ -9,6 +9,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
+import org.springframework.http.HttpStatus;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,12 +47,16 @@ class FreshQuotaTests {
 
 	@Test
 	@Order(4)
-	void rejectsASecondCallWithinOneMethodWithItsHeaders() {
-		assertThat(this.mvc.get().uri("/hourly")).hasStatusOk();
-		assertThat(this.mvc.get().uri("/hourly")).hasStatus(429)
+	void rejectsASecondCallWithinOneMethodWithItsHeadersAndBody() {
+		assertThat(this.mvc.get().uri("/hourly")).hasStatusOk()
+			.hasHeader("RateLimit", "\"HourlyController.hourly\";r=0;t=3600");
+		assertThat(this.mvc.get().uri("/hourly")).hasStatus(HttpStatus.TOO_MANY_REQUESTS)
 			.hasHeader("Retry-After", "3600")
 			.hasHeader("RateLimit-Policy", "\"HourlyController.hourly\";q=1;w=3600")
-			.hasHeader("RateLimit", "\"HourlyController.hourly\";r=0;t=3600");
+			.bodyJson()
+			.extractingPath("$.policies")
+			.asArray()
+			.containsExactly("HourlyController.hourly");
 	}
 
 	/** Methods that share their quotas, in the same application context as the methods above. */
