@@ -19,8 +19,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Beyond deciding, a store may offer capabilities, each an optional view in the way a cache's policy offers its
  * eviction: a {@link #fleet() fleet} of instances sharing its quotas, {@link #sharedChanges() runtime changes}
- * shared with that fleet, a {@link #failures() failure policy} for a server that does not answer, and a
- * {@link #warmUp() warm-up} before the first request. A store that lacks one returns an empty view, and whoever
+ * shared with that fleet, a {@link #failures() failure policy} for a server that does not answer, a
+ * {@link #warmUp() warm-up} before the first request, and a {@link #resetAll() reset of every key}, such as
+ * before each test of an application. A store that lacks one returns an empty view, and whoever
  * operates the store (health, metrics, runtime changes) asks the view, never the store's class.
  */
 public interface RateLimitStore {
@@ -234,6 +235,14 @@ public interface RateLimitStore {
 	}
 
 	/**
+	 * Returns how this store resets every key it holds at once.
+	 * @return the reset of every key, empty for a store that can reset keys only one by one
+	 */
+	default Optional<ResetAll> resetAll() {
+		return Optional.empty();
+	}
+
+	/**
 	 * The instances that share a store's quotas.
 	 */
 	@FunctionalInterface
@@ -374,6 +383,24 @@ public interface RateLimitStore {
 		 * @return completes once the store is ready, exceptionally when it could not prepare
 		 */
 		CompletionStage<Void> warmUp(Collection<List<RateLimitPolicy>> stacks);
+
+	}
+
+	/**
+	 * Resets every key of a store at once, as when each test of an application is to start with every limit
+	 * full.
+	 */
+	@FunctionalInterface
+	interface ResetAll {
+
+		/**
+		 * Resets every key under every policy to its full quota, as {@link RateLimitStore#reset} does for one, and
+		 * under the policies they changed from: a request decided afterwards is decided as the first of a key the
+		 * store has never seen. Decisions under way meanwhile may be decided either way.
+		 * @throws IllegalStateException if the store could not reset every key, some of which then keep their
+		 * state
+		 */
+		void resetAll();
 
 	}
 

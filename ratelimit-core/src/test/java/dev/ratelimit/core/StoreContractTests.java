@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
@@ -1197,6 +1198,46 @@ public abstract class StoreContractTests {
 			this.store.change(declared, lowered);
 			this.store.reset("client", lowered);
 			assertThat(take(lowered)).isEqualTo(take(lowered, "fresh"));
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void resetsEveryKeyOfEveryPolicyToItsFullQuotaAtOnce(Algorithm algorithm) {
+			RateLimitPolicy policy = policy(algorithm, 2);
+			RateLimitPolicy other = RateLimitPolicy.of("other", algorithm, 3, TEN_SECONDS);
+			List<String> clients = IntStream.range(0, 20).mapToObj((i) -> "client-" + i).toList();
+			for (String client : clients) {
+				for (int i = 0; i <= admits(policy); i++) {
+					take(policy, client);
+				}
+				assertThat(take(policy, client).allowed()).as("%s before the reset", client).isFalse();
+			}
+			this.store.decideAll(List.of(new KeyedPolicy("client-0", other), new KeyedPolicy("shared", other)));
+			resetAll();
+			for (String client : clients) {
+				assertThat(take(policy, client)).as(client).isEqualTo(take(policy, "fresh-" + client));
+			}
+			assertThat(this.store.inspect("client-0", other)).isEqualTo(reference(other, 0));
+			assertThat(this.store.inspect("shared", other)).isEqualTo(reference(other, 0));
+		}
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void resetsEveryKeyThatAChangeWouldCarryOver(Algorithm algorithm) {
+			RateLimitPolicy declared = policy(algorithm, 3);
+			RateLimitPolicy lowered = changed(declared, 2);
+			for (int i = 0; i < admits(declared); i++) {
+				take(declared);
+			}
+			this.store.change(declared, lowered);
+			resetAll();
+			assertThat(take(lowered)).isEqualTo(take(lowered, "fresh"));
+		}
+
+		private void resetAll() {
+			this.store.resetAll()
+				.orElseThrow(() -> new AssertionError("The store does not reset every key at once"))
+				.resetAll();
 		}
 
 		@ParameterizedTest

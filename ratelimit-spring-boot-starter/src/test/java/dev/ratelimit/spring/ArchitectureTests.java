@@ -19,8 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The structure of the starter, as {@code docs/architecture.md} draws it: the request path, the operations and
  * the stacks reach the store through its port only, the request path reads no properties class, no package
- * circles back, one stack never knows the other, and the public types outside internal packages are the ones
- * the README's reference lists.
+ * circles back, one stack never knows the other, only the test kit reads spring-test, and the public types
+ * outside internal packages are the ones the README's reference lists.
  */
 class ArchitectureTests {
 
@@ -83,6 +83,16 @@ class ArchitectureTests {
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("dev.ratelimit.spring.webmvc..")
+			.check(STARTER);
+	}
+
+	@Test
+	void onlyTheTestKitReadsSpringTestWhichApplicationsRunWithout() {
+		noClasses().that()
+			.resideOutsideOfPackage("dev.ratelimit.spring.test..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("org.springframework.test..", "org.springframework.mock..")
 			.check(STARTER);
 	}
 

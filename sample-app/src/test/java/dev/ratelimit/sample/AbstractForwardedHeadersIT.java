@@ -1,16 +1,12 @@
 package dev.ratelimit.sample;
 
-import java.time.Duration;
-
-import dev.ratelimit.core.ManualTimeSource;
-import org.junit.jupiter.api.BeforeEach;
+import dev.ratelimit.spring.test.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,19 +17,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ratelimit.client-address.trusted-proxies.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
-@Import(ManualClock.class)
+@ManualClock
 abstract class AbstractForwardedHeadersIT {
-
-	@Autowired
-	private ManualTimeSource time;
 
 	@LocalServerPort
 	int port;
-
-	@BeforeEach
-	void startFromFullQuotas() {
-		this.time.advance(Duration.ofDays(1));
-	}
 
 	@Test
 	void aClientWritingAFreshXForwardedForEachTimeKeepsItsLimit() {

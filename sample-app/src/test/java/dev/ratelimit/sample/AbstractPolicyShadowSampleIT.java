@@ -3,9 +3,8 @@ package dev.ratelimit.sample;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
-import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.spring.test.ManualClock;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -24,22 +23,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 @ActiveProfiles("shadow")
-@Import({ ManualClock.class, ManualRelease.class })
+@ManualClock
+@Import(ManualRelease.class)
 abstract class AbstractPolicyShadowSampleIT {
-
-	@Autowired
-	private ManualTimeSource time;
 
 	@Autowired
 	private MeterRegistry registry;
 
 	@LocalServerPort
 	private int port;
-
-	@BeforeEach
-	void startFromFullQuotas() {
-		ManualClock.startNextDay(this.time);
-	}
 
 	@Test
 	void answersEveryRequestOverTheShadowLimitAndEnforcesTheOthers() {

@@ -19,6 +19,7 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 import dev.ratelimit.core.testing.ManualScheduler;
+import dev.ratelimit.spring.test.ManualClock;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,7 +44,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * What the sample application must do on a real server, whatever its store; the clock is moved by hand.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
-@Import({ ManualClock.class, ManualRelease.class })
+@ManualClock
+@Import(ManualRelease.class)
 abstract class AbstractSampleIT {
 
 	/** The article's scenario B, in seconds: 46 requests of one client. */
@@ -65,8 +67,7 @@ abstract class AbstractSampleIT {
 	private int port;
 
 	@BeforeEach
-	void startFromFullQuotas() {
-		ManualClock.startNextDay(this.time);
+	void bindClient() {
 		this.client = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + this.port).build();
 	}
 
@@ -158,7 +159,10 @@ abstract class AbstractSampleIT {
 		RateLimitPolicy policy = RateLimitPolicy.of("DemoController." + method, algorithm, 10, Duration.ofSeconds(10));
 		ManualTimeSource referenceTime = new ManualTimeSource();
 		RateLimiter reference = InMemoryRateLimitStore.builder().timeSource(referenceTime).build().limiter(policy);
-		long start = this.time.nanoTime();
+		// on a whole number of windows since the clock's zero, where both stores align their fixed windows, as the
+		// reference aligns its own on its zero
+		long window = policy.window().toNanos();
+		long start = (this.time.nanoTime() / window + 1) * window;
 		int allowed = 0;
 		for (double second : SCENARIO_B) {
 			long offset = Math.round(second * 1e9);

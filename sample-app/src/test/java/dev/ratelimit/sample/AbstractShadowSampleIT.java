@@ -3,10 +3,9 @@ package dev.ratelimit.sample;
 import java.net.http.HttpResponse;
 import java.util.List;
 
-import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.testing.ManualScheduler;
+import dev.ratelimit.spring.test.ManualClock;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -22,11 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * counted, and none rejects or holds a request or changes its response.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "ratelimit.shadow=true")
-@Import({ ManualClock.class, ManualRelease.class })
+@ManualClock
+@Import(ManualRelease.class)
 abstract class AbstractShadowSampleIT {
-
-	@Autowired
-	private ManualTimeSource time;
 
 	@Autowired
 	private ManualScheduler scheduler;
@@ -36,11 +33,6 @@ abstract class AbstractShadowSampleIT {
 
 	@LocalServerPort
 	private int port;
-
-	@BeforeEach
-	void startFromFullQuotas() {
-		ManualClock.startNextDay(this.time);
-	}
 
 	@Test
 	void answersEveryRequestOverTheLimitAsIfThereWereNoneAndCountsWhatItWouldHaveRejected() {

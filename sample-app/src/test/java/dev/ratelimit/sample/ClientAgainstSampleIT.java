@@ -12,14 +12,13 @@ import java.util.Random;
 
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.spring.client.RateLimitClientInterceptor;
-import org.junit.jupiter.api.BeforeEach;
+import dev.ratelimit.spring.test.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.client.ClientHttpRequestExecution;
@@ -33,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the client share one clock, which the client's waits move, so nothing sleeps and every wait is exact.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
-@Import(ManualClock.class)
+@ManualClock
 class ClientAgainstSampleIT {
 
 	private static final int CALLS = 40;
@@ -47,12 +46,6 @@ class ClientAgainstSampleIT {
 	private ManualTimeSource time;
 
 	private final List<Attempt> attempts = new ArrayList<>();
-
-	@BeforeEach
-	void startFromFullQuotas() {
-		long day = Duration.ofDays(1).toNanos();
-		this.time.set((this.time.nanoTime() / day + 1) * day);
-	}
 
 	@Test
 	void getsEveryRequestThroughWithoutRetryingEarlyOrTooOften() {

@@ -1,11 +1,11 @@
 package dev.ratelimit.sample;
 
+import dev.ratelimit.spring.test.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
@@ -14,7 +14,7 @@ import org.springframework.test.web.servlet.client.RestTestClient;
  * would write it: no brackets around the dotted name.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, args = "--ratelimit.policies.DemoController.gcra.limit=1")
-@Import(ManualClock.class)
+@ManualClock
 class OverriddenDefaultNameIT {
 
 	@LocalServerPort

@@ -1,26 +1,20 @@
 package dev.ratelimit.sample;
 
-import java.util.concurrent.ThreadLocalRandom;
-
-import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.testing.RedisExtension;
 import dev.ratelimit.core.testing.RedisServerProcess;
 import dev.ratelimit.core.testing.TestRedis;
-import dev.ratelimit.spring.autoconfigure.RedisRateLimitStoreBuilderCustomizer;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Import;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * Runs the sample application on a real server with its {@code redis} profile, against the test run's Redis.
- * The store reads the test's clock instead of Redis' {@code TIME}, so that the same tests drive it, and keys of
- * its own, so that no other application context shares its state.
+ * The store reads the test's clock instead of Redis' {@code TIME} (the test kit's {@code @ManualClock}), so that
+ * the same tests drive it, and keys of its own prefix, so that no other application context shares its state or
+ * has it reset.
  * <p>
  * Runs when {@code REDIS_URL} is set or {@code redis-server} is on the {@code PATH}, or when
  * {@code REDIS_REQUIRED=true}, which makes a missing Redis fail the run.
@@ -28,7 +22,6 @@ import org.springframework.test.context.DynamicPropertySource;
 @ActiveProfiles("redis")
 @ExtendWith(RedisExtension.class)
 @EnabledIf("redisAvailable")
-@Import(RedisSampleIT.RedisClock.class)
 class RedisSampleIT extends AbstractSampleIT {
 
 	private static volatile String redisUri;
@@ -46,6 +39,7 @@ class RedisSampleIT extends AbstractSampleIT {
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
 		registry.add("spring.data.redis.url", () -> redisUri);
+		registry.add("ratelimit.redis.key-prefix", () -> "sample-it:${random.uuid}:");
 		// a slow answer on a busy machine must not hand a decision to the local fallback store
 		registry.add("ratelimit.redis.timeout", () -> "10s");
 	}
@@ -54,18 +48,6 @@ class RedisSampleIT extends AbstractSampleIT {
 		String url = System.getenv("REDIS_URL");
 		return (url != null && !url.isBlank()) || RedisServerProcess.isAvailable()
 				|| "true".equalsIgnoreCase(System.getenv("REDIS_REQUIRED"));
-	}
-
-	@TestConfiguration(proxyBeanMethods = false)
-	static class RedisClock {
-
-		/** Reads the test's clock, under keys of this application context alone. */
-		@Bean
-		RedisRateLimitStoreBuilderCustomizer manualRedisClock(ManualTimeSource time) {
-			String keyPrefix = "sample-it:" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36) + ":";
-			return (builder) -> builder.timeSource(time).keyPrefix(keyPrefix);
-		}
-
 	}
 
 }

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.context.annotation.Import;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -23,7 +22,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ActiveProfiles("redis")
 @ExtendWith(RedisExtension.class)
 @EnabledIf("dev.ratelimit.sample.RedisSampleIT#redisAvailable")
-@Import(RedisSampleIT.RedisClock.class)
 class RedisShadowSampleIT extends AbstractShadowSampleIT {
 
 	RedisShadowSampleIT(TestRedis redis) {

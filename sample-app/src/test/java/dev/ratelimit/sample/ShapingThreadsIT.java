@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 
 import dev.ratelimit.core.testing.ManualScheduler;
+import dev.ratelimit.spring.test.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -25,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 		properties = { "server.tomcat.threads.max=8", "server.tomcat.threads.min-spare=2",
 				"ratelimit.policies.[ShapingController.burst].burst=100" })
 @AutoConfigureRestTestClient
-@Import({ ManualClock.class, ManualRelease.class })
+@ManualClock
+@Import(ManualRelease.class)
 class ShapingThreadsIT {
 
 	@Autowired

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -158,6 +159,16 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		if (keys != null) {
 			keys.reset(key);
 		}
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Forgets every key of every policy, and the overflow quota that the keys beyond the cap share.
+	 */
+	@Override
+	public Optional<ResetAll> resetAll() {
+		return Optional.of(() -> this.keyTables.values().forEach(KeyTable::clear));
 	}
 
 	/**

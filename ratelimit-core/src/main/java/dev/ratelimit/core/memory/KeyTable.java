@@ -182,6 +182,22 @@ final class KeyTable {
 		}
 	}
 
+	/**
+	 * Forgets every key and the overflow state, as a table that has decided nothing; the tables of its
+	 * predecessors are cleared by the store as well.
+	 */
+	void clear() {
+		this.states.keySet().forEach(this::remove);
+		for (;;) {
+			KeyState overflow = this.overflow;
+			if (overflow.hold() != KeyState.RETIRED) {
+				this.overflow = this.rules.newState(this.store.now());
+				overflow.release(KeyState.RETIRED);
+				return;
+			}
+		}
+	}
+
 	private void remove(String key) {
 		for (;;) {
 			KeyState state = this.states.get(key);

@@ -66,6 +66,11 @@ final class Fallback {
 		return this.policy;
 	}
 
+	/** Forgets what the failure policy admitted of every key, as when every client was reset. */
+	void resetAll() {
+		this.local.resetAll().ifPresent(RateLimitStore.ResetAll::resetAll);
+	}
+
 	/** Decides the limits as the failure policy says; its decisions take nothing from Redis' state. */
 	List<Decision> decide(List<KeyedPolicy> limits) {
 		List<RateLimitPolicy> policies = limits.stream().map(KeyedPolicy::policy).toList();

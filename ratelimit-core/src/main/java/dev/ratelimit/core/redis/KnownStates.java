@@ -183,6 +183,12 @@ final class KnownStates {
 		return (expect != null) ? expect.toString() : "";
 	}
 
+	/** Forgets every key, as when every client was reset: nothing is known, and nothing owed. */
+	void clear() {
+		this.known.clear();
+		this.owing.set(false);
+	}
+
 	/** How many keys and policies are known. */
 	int size() {
 		return this.known.size();

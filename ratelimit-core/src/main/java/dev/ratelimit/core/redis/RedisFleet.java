@@ -413,6 +413,14 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 	}
 
 	/**
+	 * Counts a reset of every client for the other instances, which forget every denial they keep at their next
+	 * heartbeat; it is announced on the channel as a reset of the empty key.
+	 */
+	void announceResetAll() {
+		announceReset("");
+	}
+
+	/**
 	 * Calls the control script, whose reply holds the counts of changes and resets, when the shared changes were
 	 * first written, and {@code more} integers.
 	 */

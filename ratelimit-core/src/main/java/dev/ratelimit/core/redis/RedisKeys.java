@@ -12,7 +12,8 @@ import dev.ratelimit.core.RateLimitPolicy;
  * policy changed at runtime, and <code>&lt;prefix&gt;{%fleet}:members</code> and
  * <code>&lt;prefix&gt;{%fleet}:control</code> for the fleet's members and what they share, in one slot (and the
  * channel <code>&lt;prefix&gt;{%fleet}:events</code>), whose hash tag no client key becomes since an escaped key
- * never holds a {@code %} followed by anything but {@code 25}, {@code 7B} or {@code 7D}.
+ * never holds a {@code %} followed by anything but {@code 25}, {@code 7B} or {@code 7D}. A reset of every client
+ * routes its calls with <code>&lt;prefix&gt;{%reset-all...}:</code> keys, which it never writes.
  */
 final class RedisKeys {
 
@@ -24,6 +25,9 @@ final class RedisKeys {
 	/** The hash tag of the fleet's keys, which no escaped client key is. */
 	private static final String FLEET_TAG = "{%fleet}:";
 
+	/** The hash tag of the keys that route a reset of every client, which no escaped client key is either. */
+	private static final String RESET_ALL_TAG = "%reset-all";
+
 	private final String prefix;
 
 	RedisKeys(String prefix) {
@@ -33,6 +37,10 @@ final class RedisKeys {
 					"keyPrefix '" + prefix + "' must not contain braces: they would move the hash tag");
 		}
 		this.prefix = prefix;
+	}
+
+	String prefix() {
+		return this.prefix;
 	}
 
 	/** The start of every key of a client whose key is written {@code escapedClient}, up to the policy name. */
@@ -64,6 +72,45 @@ final class RedisKeys {
 
 	String control() {
 		return this.prefix + FLEET_TAG + "control";
+	}
+
+	/**
+	 * The pattern that every key of this prefix's clients, and of the fleet, matches in {@code SCAN}, and no key of
+	 * another prefix: the prefix, its glob characters escaped, then the opening brace of the hash tag, which no
+	 * prefix holds.
+	 */
+	String pattern() {
+		StringBuilder pattern = new StringBuilder(this.prefix.length() + 4);
+		for (char c : this.prefix.toCharArray()) {
+			if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+				pattern.append('\\');
+			}
+			pattern.append(c);
+		}
+		return pattern.append("{*").toString();
+	}
+
+	/** The start of the fleet's keys, which a reset of every client keeps. */
+	String fleetKeys() {
+		return this.prefix + FLEET_TAG;
+	}
+
+	/**
+	 * A key that routes a call to the node that serves {@code slot} on a Cluster: its hash tag is the first of
+	 * {@code %reset-all-0}, {@code %reset-all-1}, ... in that slot, found in a few milliseconds.
+	 */
+	String resetAllRoute(int slot) {
+		for (int i = 0;; i++) {
+			String tag = RESET_ALL_TAG + "-" + i;
+			if (crc16Slot(tag) == slot) {
+				return this.prefix + '{' + tag + "}:";
+			}
+		}
+	}
+
+	/** The key that routes the calls of a reset of every client on a single Redis. */
+	String resetAllRoute() {
+		return this.prefix + '{' + RESET_ALL_TAG + "}:";
 	}
 
 	/** The Pub/Sub channel on which control.lua announces changes and resets. */

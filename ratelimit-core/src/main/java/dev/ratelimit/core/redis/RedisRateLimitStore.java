@@ -83,6 +83,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private final PolicyTransitions transitions;
 
+	private final PrefixReset prefixReset;
+
 	private RedisRateLimitStore(Builder builder) {
 		boolean ownScheduler = builder.scheduler == null;
 		ScheduledExecutorService scheduler = ownScheduler ? RedisFleet.ownScheduler() : builder.scheduler;
@@ -92,10 +94,10 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		// on a Cluster each slot fails alone: the slot of a client key, and of a key the store writes
 		ToIntFunction<String> clientSlots = builder.cluster ? (client) -> RedisKeys.slot(RedisKeys.escape(client))
 				: null;
+		Fallback fallback = new Fallback(builder.failurePolicy, Fallback.local(builder.fallback, builder.timeSource),
+				this::fleetSize, known);
 		this.failures = new StoreFailures(() -> new OutageDetector(builder.timeout.toNanos(), builder.ticker),
-				clientSlots,
-				new Fallback(builder.failurePolicy, Fallback.local(builder.fallback, builder.timeSource),
-						this::fleetSize, known),
+				clientSlots, fallback,
 				new FailureLog(logger, builder.failurePolicy, builder.ticker,
 						ownScheduler ? scheduler : Runnable::run));
 		builder.listeners.forEach(this.failures::addListener);
@@ -109,6 +111,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.stacks = new StackDecisions(this.calls, this.failures, this.fleet, this.decisions, this.transitions,
 				known, builder.cluster);
 		this.failures.onAnswer(new Settlement(known, this.transitions, this.calls, scheduler)::settle);
+		this.prefixReset = new PrefixReset(caller, builder.keys, builder.cluster, denials, known, fallback, this.fleet);
 	}
 
 	/**
@@ -277,6 +280,20 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private CompletionStage<Void> warmUp(Collection<List<RateLimitPolicy>> stacks) {
 		return CompletableFuture.allOf(this.calls.warmUp(this.transitions.warmUpLimiters(stacks)), this.fleet.warmUp());
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Deletes the state of every client under the store's key prefix, and of no other prefix, with {@code SCAN}
+	 * steps of a thousand keys on Redis, or on every primary of a Cluster, each call waited for at most the maximum
+	 * wait, and forgets what this instance keeps of them: its denials, what Redis last told of each key, and what
+	 * the failure policy admitted. The fleet's shared changes stay. Another instance that still expects a state
+	 * deleted does not restore it, and forgets every denial it keeps at its next heartbeat, within about a second.
+	 */
+	@Override
+	public Optional<ResetAll> resetAll() {
+		return Optional.of(this.prefixReset::resetAll);
 	}
 
 	/**

@@ -19,8 +19,8 @@ import dev.ratelimit.core.Algorithm;
  * algorithm's pieces), the stacked script generated here from the same text and {@code stacked.lua}, the
  * give-back script generated likewise from the algorithms' functions, their give-back pieces and
  * {@code give-back.lua}, the carry-over script generated like the stacked one with {@code carry-over.lua}, the
- * fleet's heartbeat and control, and the reset, after the helpers. The give-back, carry-over and reset scripts
- * also hold {@code release.lua}, as they delete states on purpose.
+ * fleet's heartbeat and control, and the resets of one client and of every client, after the helpers. The
+ * give-back, carry-over and reset scripts also hold {@code release.lua}, as they delete states on purpose.
  */
 final class RedisScripts {
 
@@ -53,6 +53,8 @@ final class RedisScripts {
 	private final Script control = new Script(read("control.lua"));
 
 	private final Script reset;
+
+	private final Script resetAll;
 
 	private RedisScripts() {
 		String shared = null;
@@ -108,6 +110,9 @@ final class RedisScripts {
 						+ define + release + "\n" + read("carry-over.lua"));
 		this.reset = new Script("-- Generated from the standalone scripts' helpers and reset.lua: see reset.lua\n\n"
 				+ shared + release + "\n" + read("reset.lua"));
+		this.resetAll = new Script(
+				"-- Generated from the standalone scripts' helpers and reset-all.lua: see reset-all.lua\n\n" + shared
+						+ release + "\n" + read("reset-all.lua"));
 	}
 
 	/** Where the line {@code marker} starts in the script {@code name}. */
@@ -149,6 +154,10 @@ final class RedisScripts {
 
 	Script reset() {
 		return this.reset;
+	}
+
+	Script resetAll() {
+		return this.resetAll;
 	}
 
 	/** The name of the algorithm's script, without {@code .lua}; the stacked script knows them by it. */

@@ -8,8 +8,9 @@
  * job behind them is a class of its own: {@code KeyDecisions} decides a request whose limits are on one key,
  * {@code StackDecisions} one whose limits span keys (slot by slot on a Cluster) and gives permits back,
  * {@code PolicyTransitions} keeps the limiters and the runtime changes, {@code RedisFleet} the heartbeat, the
- * membership and what the fleet shares, {@code StoreFailures} what happens when Redis does not decide, and
- * {@code DecisionCalls} and {@code ScriptCaller} write and send the script calls.
+ * membership and what the fleet shares, {@code StoreFailures} what happens when Redis does not decide,
+ * {@code PrefixReset} resets every client of the key prefix at once, and {@code DecisionCalls} and
+ * {@code ScriptCaller} write and send the script calls.
  */
 @NullMarked
 package dev.ratelimit.core.redis;

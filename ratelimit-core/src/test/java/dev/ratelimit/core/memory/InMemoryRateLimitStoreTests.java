@@ -166,6 +166,21 @@ class InMemoryRateLimitStoreTests {
 	}
 
 	@Test
+	void makesRoomUnderTheCapAndFillsTheOverflowQuotaAgainWhenEveryKeyIsReset() {
+		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).maxKeys(1).build();
+		RateLimiter limiter = store.limiter(RateLimitPolicy.of("p", Algorithm.GCRA, 2, Duration.ofSeconds(10)));
+		limiter.decide("a");
+		assertThat(limiter.tryAcquire("b")).isTrue();
+		assertThat(limiter.tryAcquire("c")).isTrue();
+		assertThat(limiter.tryAcquire("d")).as("the overflow quota is spent").isFalse();
+		store.resetAll().orElseThrow().resetAll();
+		assertThat(store.size()).isZero();
+		assertThat(limiter.decide("x").remaining()).as("x tracked on its own").isEqualTo(1);
+		assertThat(limiter.decide("y").remaining()).as("the overflow quota, full again").isEqualTo(1);
+		assertThat(store.size()).isEqualTo(1);
+	}
+
+	@Test
 	void sweepsAFullStoreAgainOnceASecondHasPassedSinceItsLastSweep() {
 		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).maxKeys(1).build();
 		RateLimiter limiter = store.limiter(RateLimitPolicy.of("p", Algorithm.FIXED_WINDOW, 1, Duration.ofMillis(100)));

@@ -234,6 +234,34 @@ class RedisClusterIT {
 		assertThat(owner(slot)).isSameAs(target);
 	}
 
+	@Test
+	void resetsEveryClientOnEveryPrimary() {
+		String prefix = "reset-all:" + RUN + ":";
+		RateLimitStore store = store(this.executor, new ManualTimeSource(), prefix);
+		RateLimitPolicy hourly = RateLimitPolicy.of("api", Algorithm.GCRA, 1, Duration.ofHours(1));
+		for (int i = 0; i < 60; i++) {
+			store.decideAll("client-" + i, List.of(hourly));
+		}
+		for (RedisServerProcess node : this.cluster.nodes()) {
+			assertThat(states(node, prefix)).as("states on port %d", node.port()).isPositive();
+		}
+		store.resetAll().orElseThrow().resetAll();
+		for (RedisServerProcess node : this.cluster.nodes()) {
+			assertThat(states(node, prefix)).as("states on port %d", node.port()).isZero();
+		}
+		for (int i = 0; i < 60; i++) {
+			assertThat(store.decideAll("client-" + i, List.of(hourly)).get(0).allowed()).as("client %d", i).isTrue();
+		}
+		assertThat(this.failures).isEmpty();
+	}
+
+	/** How many states of the clients of {@code prefix} the node holds, without the marks beside them. */
+	private static long states(RedisServerProcess node, String prefix) {
+		String count = node.command("EVAL", "local n = 0 for _, key in ipairs(redis.call('KEYS', ARGV[1])) do "
+				+ "if not key:find('!', 1, true) then n = n + 1 end end return n", "0", prefix + "{client-*");
+		return Long.parseLong(count.substring(1));
+	}
+
 	/** The node that holds the keys of a slot. */
 	private RedisServerProcess owner(int slot) {
 		return this.cluster.nodes().stream()

@@ -74,10 +74,14 @@ class RedisScriptsTests {
 	}
 
 	@Test
-	void producesTheResetScriptFromTheHelpersAndTheRelease() {
-		assertThat(RedisScripts.get().reset().source()).isEqualTo(
-				"-- Generated from the standalone scripts' helpers and reset.lua: see reset.lua\n\n" + piece("helpers.lua")
-						+ piece("time.lua") + piece("release.lua") + "\n" + piece("reset.lua"));
+	void producesTheResetScriptsFromTheHelpersAndTheRelease() {
+		for (String reset : List.of("reset", "reset-all")) {
+			RedisScripts.Script script = reset.equals("reset") ? RedisScripts.get().reset()
+					: RedisScripts.get().resetAll();
+			assertThat(script.source()).isEqualTo("-- Generated from the standalone scripts' helpers and " + reset
+					+ ".lua: see " + reset + ".lua\n\n" + piece("helpers.lua") + piece("time.lua") + piece("release.lua")
+					+ "\n" + piece(reset + ".lua"));
+		}
 	}
 
 	@Test

@@ -2,6 +2,7 @@ package dev.ratelimit.core.testing;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -18,8 +19,8 @@ import dev.ratelimit.core.RateLimiter;
  * {@link RateLimitStore#decideAllAsync} and {@link RateLimitStore#giveBackAsync}, and waits for the stage, so
  * that a suite written against the blocking methods, such as the store contract, checks the asynchronous ones:
  * its limiters decide through {@code decideAllAsync} too. What a stage fails with is thrown as it was, unwrapped,
- * as the blocking method would throw it. Inspecting, resetting and changing a policy go to the other store as
- * they are.
+ * as the blocking method would throw it. Inspecting, resetting (one key or all) and changing a policy go to the
+ * other store as they are.
  */
 public final class AwaitingAsyncStore implements RateLimitStore {
 
@@ -87,6 +88,11 @@ public final class AwaitingAsyncStore implements RateLimitStore {
 	@Override
 	public void change(RateLimitPolicy from, RateLimitPolicy to) {
 		this.store.change(from, to);
+	}
+
+	@Override
+	public Optional<ResetAll> resetAll() {
+		return this.store.resetAll();
 	}
 
 	private static <T> T await(CompletionStage<T> stage) {

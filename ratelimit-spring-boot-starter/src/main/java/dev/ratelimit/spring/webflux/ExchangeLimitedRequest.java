@@ -106,7 +106,7 @@ final class ExchangeLimitedRequest implements LimitedRequest {
 	@Override
 	public ClientAddresses.Origin origin() {
 		ServerHttpRequest request = this.exchange.getRequest();
-		Object received = ServerHttpRequestDecorator.getNativeRequest(request);
+		Object received = received();
 		ClientAddresses.Origin origin = null;
 		if (REACTOR_NETTY_PRESENT) {
 			origin = Netty.origin(received);
@@ -135,22 +135,35 @@ final class ExchangeLimitedRequest implements LimitedRequest {
 	Scheduler eventLoop() {
 		Scheduler loop = null;
 		if (REACTOR_NETTY_PRESENT) {
-			loop = Netty.eventLoop(ServerHttpRequestDecorator.getNativeRequest(this.exchange.getRequest()));
+			loop = Netty.eventLoop(received());
 		}
 		return (loop != null) ? loop : Schedulers.parallel();
+	}
+
+	/**
+	 * The request as the server received it, or null for one that no server received: the mock request of a test's
+	 * {@code WebTestClient} bound to the application, which refuses to give one.
+	 */
+	private @Nullable Object received() {
+		try {
+			return ServerHttpRequestDecorator.getNativeRequest(this.exchange.getRequest());
+		}
+		catch (IllegalStateException ex) {
+			return null;
+		}
 	}
 
 	/** The origin of a request that Reactor Netty received; loaded only when Reactor Netty is present. */
 	private static final class Netty {
 
-		static @Nullable Scheduler eventLoop(Object received) {
+		static @Nullable Scheduler eventLoop(@Nullable Object received) {
 			if (received instanceof Connection connection) {
 				return Schedulers.fromExecutor(connection.channel().eventLoop());
 			}
 			return null;
 		}
 
-		static ClientAddresses.@Nullable Origin origin(Object received) {
+		static ClientAddresses.@Nullable Origin origin(@Nullable Object received) {
 			if (received instanceof HttpServerRequest netty) {
 				return new ClientAddresses.Origin(address(netty.connectionRemoteAddress()),
 						netty.requestHeaders().getAll(ClientAddresses.Origin.FORWARDED),
@@ -164,7 +177,7 @@ final class ExchangeLimitedRequest implements LimitedRequest {
 	/** The origin of a request that a servlet container received; loaded only when the servlet API is present. */
 	private static final class Servlet {
 
-		static ClientAddresses.@Nullable Origin origin(Object received) {
+		static ClientAddresses.@Nullable Origin origin(@Nullable Object received) {
 			return (received instanceof HttpServletRequest servlet) ? ServletOrigin.of(servlet) : null;
 		}
 
