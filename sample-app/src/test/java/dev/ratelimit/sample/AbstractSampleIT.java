@@ -68,7 +68,7 @@ abstract class AbstractSampleIT {
 
 	@BeforeEach
 	void bindClient() {
-		this.client = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + this.port).build();
+		this.client = SampleClient.on(this.port);
 	}
 
 	@Test

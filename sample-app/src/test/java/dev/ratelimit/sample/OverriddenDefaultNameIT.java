@@ -23,7 +23,7 @@ class OverriddenDefaultNameIT {
 	@Test
 	void refusesTheSecondRequestOnceTheLimitIsOne() {
 		// bound to the running server, whichever web stack serves it
-		RestTestClient client = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + this.port).build();
+		RestTestClient client = SampleClient.on(this.port);
 		client.get()
 			.uri("/demo/gcra")
 			.exchange()
