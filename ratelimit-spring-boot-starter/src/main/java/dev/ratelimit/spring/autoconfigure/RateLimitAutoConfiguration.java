@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
@@ -35,6 +37,7 @@ import dev.ratelimit.spring.web.internal.ShadowLog;
 import dev.ratelimit.spring.web.internal.UnresolvedKeys;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.catalina.Valve;
@@ -470,23 +473,32 @@ public final class RateLimitAutoConfiguration {
 		}
 
 		/**
-		 * {@code ratelimit.store.failing}: 1 while the store's failure policy decides every request, on a store that
-		 * has one; and {@code ratelimit.fleet.instances}: how many instances share its quotas, on a store shared by
-		 * a fleet.
+		 * {@code ratelimit.store.failing}: 1 while the store's failure policy decides requests, and
+		 * {@code ratelimit.store.failing.duration}: since how long, on a store that has one; and
+		 * {@code ratelimit.fleet.instances}: how many instances share its quotas, on a store shared by a fleet.
 		 */
 		@Bean
 		MeterBinder rateLimitStoreFailingMetrics(ObjectProvider<RateLimitStore> store) {
 			return (registry) -> store.ifAvailable((available) -> {
-				available.failures()
-					.ifPresent((failures) -> Gauge
-						.builder("ratelimit.store.failing", failures, (each) -> each.status().failing() ? 1 : 0)
-						.description("Whether Redis is failing and the failure policy decides every request")
-						.register(registry));
+				available.failures().ifPresent((failures) -> {
+					Gauge.builder("ratelimit.store.failing", failures, (each) -> each.status().failing() ? 1 : 0)
+						.description("Whether Redis is failing and the failure policy decides requests")
+						.register(registry);
+					TimeGauge.builder("ratelimit.store.failing.duration", failures, TimeUnit.MILLISECONDS,
+							(each) -> failingMillis(each.status()))
+						.description("How long the failure policy has been deciding requests, 0 while Redis decides")
+						.register(registry);
+				});
 				available.fleet()
 					.ifPresent((fleet) -> Gauge.builder("ratelimit.fleet.instances", fleet, RateLimitStore.Fleet::size)
 						.description("Instances sharing the Redis store's quotas, as the last heartbeat counted them")
 						.register(registry));
 			});
+		}
+
+		private static double failingMillis(FailureStatus status) {
+			Duration failingFor = status.failingFor();
+			return (failingFor != null) ? failingFor.toMillis() : 0;
 		}
 
 	}

@@ -9,6 +9,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
@@ -84,8 +85,11 @@ class OwnStoreCapabilitiesTests {
 			context.getBeansOfType(MeterBinder.class).values().forEach((binder) -> binder.bindTo(registry));
 			assertThat(registry.get("ratelimit.fleet.instances").gauge().value()).isEqualTo(3);
 			assertThat(registry.get("ratelimit.store.failing").gauge().value()).isZero();
+			assertThat(registry.get("ratelimit.store.failing.duration").timeGauge().value(TimeUnit.SECONDS)).isZero();
 			this.store.failing = true;
 			assertThat(registry.get("ratelimit.store.failing").gauge().value()).isOne();
+			assertThat(registry.get("ratelimit.store.failing.duration").timeGauge().value(TimeUnit.SECONDS))
+				.isEqualTo(5);
 			// the starter listens to the store's failures through the port, whatever the store
 			assertThat(this.store.listeners).hasSize(1);
 			this.store.listeners.get(0).onFailure(List.of(API), new IllegalStateException("server away"));
