@@ -1,7 +1,6 @@
 package dev.ratelimit.core.redis;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -120,26 +119,23 @@ final class KeyDecisions {
 
 	/**
 	 * Waits for the restorations under way of the keys' states that Redis had lost, so that no call decides on
-	 * the empty state before Redis was told what was taken, and for what another caller is telling Redis of the
-	 * permits the failure policy admitted, so that no call takes them first: as long as a call is waited for, if
-	 * {@code wait}.
+	 * the empty state before Redis was told what was taken: as long as a call is waited for, if {@code wait}.
 	 */
 	private CompletableFuture<?> restored(List<KnownStates.Known> known, long sent, boolean wait) {
 		CompletableFuture<?> restored = DecisionCalls.DONE;
 		for (KnownStates.Known state : known) {
-			for (CompletableFuture<?> pending : Arrays.asList(state.restoring(), state.telling())) {
-				if (pending != null) {
-					int partition = this.calls.partition(RedisKeys.escape(state.key));
-					restored = restored.thenCompose((none) -> awaited(pending, sent, partition, wait));
-				}
+			CompletableFuture<?> restoring = state.restoring();
+			if (restoring != null) {
+				int partition = this.calls.partition(RedisKeys.escape(state.key));
+				restored = restored.thenCompose((none) -> awaited(restoring, sent, partition, wait));
 			}
 		}
 		return restored;
 	}
 
 	/**
-	 * A restoration, or a telling of owed permits, that another caller started, as a stage of this caller's
-	 * chain: waited for as long as a call is if {@code wait}, and then failed if still under way.
+	 * A restoration that another caller started, as a stage of this caller's chain: waited for as long as a call
+	 * is if {@code wait}, and then failed if still under way.
 	 */
 	private CompletableFuture<?> awaited(CompletableFuture<?> restoring, long sent, int partition, boolean wait) {
 		if (wait) {
@@ -147,8 +143,7 @@ final class KeyDecisions {
 			if (!restoring.isDone()) {
 				// the caller that started it reports its call: this one counts no more towards an outage
 				return CompletableFuture.failedFuture(new ScriptCaller.CallFailure(ScriptCaller.Kind.SLOW,
-						new TimeoutException("Redis was not told in time what it had lost or what the failure "
-								+ "policy admitted"), sent, true, partition));
+						new TimeoutException("Redis was not told in time what it had lost"), sent, true, partition));
 			}
 		}
 		return restoring;

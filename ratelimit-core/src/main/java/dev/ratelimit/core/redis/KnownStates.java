@@ -247,11 +247,6 @@ final class KnownStates {
 			this.policy = policy;
 		}
 
-		/** Claims of owed permits being told to Redis, complete when the last of {@link #tellings} is settled. */
-		private @Nullable CompletableFuture<Object> telling;
-
-		private int tellings;
-
 		/** The restoration of the key's state after Redis lost it, if any, started at {@link #restoreStarted}. */
 		private @Nullable CompletableFuture<?> restoring;
 
@@ -354,56 +349,17 @@ final class KnownStates {
 		synchronized long claim(long now) {
 			long owed = (now - this.lastOwed >= this.policy.window().toNanos()) ? 0 : this.owed;
 			this.owed = 0;
-			if (owed > 0) {
-				this.tellings++;
-				if (this.telling == null) {
-					this.telling = new CompletableFuture<>();
-				}
-			}
 			return owed;
 		}
 
 		/** Redis was told of {@code told} permits admitted without it: its replies count them from now on. */
-		void told(long told) {
-			CompletableFuture<?> done;
-			synchronized (this) {
-				this.spent = Math.max(0, this.spent - told);
-				done = toldOne();
-			}
-			if (done != null) {
-				done.complete(null);
-			}
+		synchronized void told(long told) {
+			this.spent = Math.max(0, this.spent - told);
 		}
 
 		/** Redis could not be told of {@code claimed} permits: they are owed again. */
-		void untold(long claimed) {
-			CompletableFuture<?> done;
-			synchronized (this) {
-				this.owed += claimed;
-				done = toldOne();
-			}
-			if (done != null) {
-				done.complete(null);
-			}
-		}
-
-		/** One claim is settled: the telling, to complete outside the lock, once every claim is. */
-		private @Nullable CompletableFuture<?> toldOne() {
-			if (this.tellings == 0 || --this.tellings > 0) {
-				return null;
-			}
-			CompletableFuture<?> done = this.telling;
-			this.telling = null;
-			return done;
-		}
-
-		/**
-		 * What a caller that claimed the key's owed permits is telling Redis, which a decision must wait for: it
-		 * would otherwise take from Redis what the telling is about to take, and the telling find less left than
-		 * was admitted without Redis. Null if nothing is being told.
-		 */
-		synchronized @Nullable CompletableFuture<?> telling() {
-			return this.telling;
+		synchronized void untold(long claimed) {
+			this.owed += claimed;
 		}
 
 		/** What a call sent at {@code now} expects of the key's state, as {@link KnownStates#expected} says. */

@@ -99,25 +99,6 @@ class KnownStatesTests {
 	}
 
 	@Test
-	void holdsDecisionsBackWhileWhatTheFailurePolicyAdmittedIsBeingToldUntilEveryClaimIsSettled() {
-		this.states.answered(this.states.sending(LIMITS), List.of(left(6)), 0);
-		KnownStates.Known known = this.states.tracked("k", POLICY);
-		assertThat(known.telling()).as("nothing owed, nothing told").isNull();
-		known.admitted(2, 0);
-		assertThat(known.claim(0)).isEqualTo(2);
-		CompletableFuture<?> telling = known.telling();
-		assertThat(telling).as("a decision waits for the settlement that claimed the permits").isNotNull();
-		known.admitted(1, 0);
-		assertThat(known.claim(0)).isOne();
-		this.states.settled(known, 2, true);
-		assertThat(telling).as("one claim is still being told").isNotDone();
-		this.states.settled(known, 1, false);
-		assertThat(telling).isDone();
-		assertThat(known.telling()).isNull();
-		assertThat(known.claim(0)).as("what could not be told is owed again").isOne();
-	}
-
-	@Test
 	void knowsAtMostItsCapOfKeys() {
 		for (int i = 0; i < KnownStates.MAX_KEYS + 1000; i++) {
 			this.states.answered(this.states.sending(List.of(new KeyedPolicy("k" + i, POLICY))), List.of(left(9)), 0);
