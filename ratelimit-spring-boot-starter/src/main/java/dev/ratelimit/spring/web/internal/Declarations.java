@@ -31,23 +31,10 @@ public final class Declarations {
 
 	/**
 	 * Calls {@code action} with the name and the class of every bean, each class once, as written rather than as
-	 * proxied; a JDK proxy is skipped, since its methods are not those a declaration is on.
+	 * proxied: a JDK proxy's target class if the singleton exists already, since a proxy's methods are not those a
+	 * declaration is on, else none.
 	 */
 	static void forEachBeanClass(ListableBeanFactory beanFactory, BiConsumer<String, Class<?>> action) {
-		Set<Class<?>> seen = new HashSet<>();
-		for (String name : beanFactory.getBeanDefinitionNames()) {
-			Class<?> type = beanFactory.getType(name, false);
-			if (type != null && !Proxy.isProxyClass(type) && seen.add(ClassUtils.getUserClass(type))) {
-				action.accept(name, ClassUtils.getUserClass(type));
-			}
-		}
-	}
-
-	/**
-	 * Calls {@code action} with the name and the class of every bean, each class once, as written: a JDK proxy's
-	 * target class if the singleton exists already.
-	 */
-	static void forEachBeanTarget(ListableBeanFactory beanFactory, BiConsumer<String, Class<?>> action) {
 		Set<Class<?>> seen = new HashSet<>();
 		for (String name : beanFactory.getBeanDefinitionNames()) {
 			Class<?> type = beanFactory.getType(name, false);

@@ -156,7 +156,7 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 	private void declareBeanMethods(List<HandlerMethod> handlerMethods, Map<EndpointLimits, Set<String>> active) {
 		Set<Method> handlers = new HashSet<>();
 		handlerMethods.forEach((handler) -> handlers.add(handler.getMethod()));
-		Declarations.forEachBeanTarget(this.beanFactory, (name, type) -> {
+		Declarations.forEachBeanClass(this.beanFactory, (name, type) -> {
 			if (Declarations.controller(type)) {
 				if (this.stack.servesRequests()) {
 					StrayDeclarations.check(type, name, this.stack, handlers);
