@@ -27,7 +27,8 @@ final class CodeDeclarations {
 	static final List<String> ARGUMENTS = List.of("key", "permits");
 
 	/** The cost of code's decisions: the permits it passes. */
-	private static final String PERMITS = "#permits";
+	private static final Expression PERMITS = DeclaredValues.spel("Invalid cost of " + SITE + ": ",
+			"#" + ARGUMENTS.get(1), "Fix the cost of " + SITE + ".");
 
 	/** The arguments that code's key and cost read. */
 	private static final List<ParameterBinding> BINDINGS = ARGUMENTS.stream()
@@ -79,9 +80,8 @@ final class CodeDeclarations {
 	 */
 	EndpointLimits limits(RateLimitPolicy policy, boolean shadow, String origin) {
 		String action = "Fix " + origin + ".";
-		Expression permits = DeclaredValues.spel("Invalid cost of " + SITE + ": ", PERMITS, action);
 		return this.endpoints.limits(List.of(new EndpointDeclarations.Declared(policy, shadow, origin, KEY, Map.of(),
-				permits)), this.endpoints.exemptions().terms(SITE, null), SITE, SITE, action, BINDINGS,
+				PERMITS)), this.endpoints.exemptions().terms(SITE, null), SITE, SITE, action, BINDINGS,
 				CountedOutcomes.of(SITE, action, List.of()));
 	}
 

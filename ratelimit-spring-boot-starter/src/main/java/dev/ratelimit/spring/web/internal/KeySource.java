@@ -3,6 +3,7 @@ package dev.ratelimit.spring.web.internal;
 import java.security.Principal;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -69,30 +70,30 @@ interface KeySource {
 	 * methods but not reach types or beans.
 	 */
 	static KeySource expression(Expression expression, List<ParameterBinding> bindings, AddressKey address) {
-		ParameterBinding bare = bare(expression, bindings);
-		if (bare != null) {
-			// the value of one variable, as the expression would give it, without evaluating it
-			return (request, uriVariables) -> {
-				Object value = bare.value(request, uriVariables);
-				return orAddress("spel:", (value != null) ? value.toString() : null, request, address);
-			};
-		}
-		boolean readsIp = readsIp(expression);
+		BiFunction<LimitedRequest, Map<String, String>, @Nullable Object> evaluated = evaluator(expression, bindings,
+				address);
 		return (request, uriVariables) -> {
-			Object value = expression.getValue(handlerContext(readsIp, request, uriVariables, bindings, address));
+			Object value = evaluated.apply(request, uriVariables);
 			return orAddress("spel:", (value != null) ? value.toString() : null, request, address);
 		};
 	}
 
-	/** The binding that an expression is no more than a reference to, such as {@code #customer}, or null. */
-	private static @Nullable ParameterBinding bare(Expression expression, List<ParameterBinding> bindings) {
+	/**
+	 * Returns how {@code expression} is evaluated over a request, in the context of {@link #handlerContext}: an
+	 * expression that is no more than a reference to one binding, such as {@code #customer}, gives that
+	 * binding's value without being evaluated, as it would give it.
+	 */
+	static BiFunction<LimitedRequest, Map<String, String>, @Nullable Object> evaluator(Expression expression,
+			List<ParameterBinding> bindings, AddressKey address) {
 		String text = expression.getExpressionString().trim();
 		for (ParameterBinding binding : bindings) {
 			if (text.equals("#" + binding.variable())) {
-				return binding;
+				return binding::value;
 			}
 		}
-		return null;
+		boolean readsIp = readsIp(expression);
+		return (request, uriVariables) -> expression
+			.getValue(handlerContext(readsIp, request, uriVariables, bindings, address));
 	}
 
 	/**

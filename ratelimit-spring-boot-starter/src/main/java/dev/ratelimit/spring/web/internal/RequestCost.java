@@ -4,6 +4,7 @@ import java.math.BigInteger;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.TimeSource;
@@ -29,25 +30,17 @@ final class RequestCost {
 
 	private final String text;
 
-	private final Expression expression;
-
-	private final List<ParameterBinding> bindings;
-
-	private final AddressKey address;
+	private final BiFunction<LimitedRequest, Map<String, String>, @Nullable Object> evaluated;
 
 	private final ThrottledWarning warning;
 
 	private final boolean shadow;
 
-	private final boolean readsIp;
 
 	RequestCost(Expression expression, List<ParameterBinding> bindings, AddressKey address, TimeSource time,
 			boolean shadow) {
 		this.text = expression.getExpressionString();
-		this.expression = expression;
-		this.readsIp = KeySource.readsIp(expression);
-		this.bindings = bindings;
-		this.address = address;
+		this.evaluated = KeySource.evaluator(expression, bindings, address);
 		this.warning = new ThrottledWarning(logger, time);
 		this.shadow = shadow;
 	}
@@ -64,8 +57,7 @@ final class RequestCost {
 	RateLimitPolicy policy(RateLimitPolicy policy, LimitedRequest request, Map<String, String> uriVariables) {
 		Object value;
 		try {
-			value = this.expression.getValue(
-					KeySource.handlerContext(this.readsIp, request, uriVariables, this.bindings, this.address));
+			value = this.evaluated.apply(request, uriVariables);
 		}
 		catch (RuntimeException ex) {
 			throw invalid(policy, request, "could not be computed", ex.toString());
