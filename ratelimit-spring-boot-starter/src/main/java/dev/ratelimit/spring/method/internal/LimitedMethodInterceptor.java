@@ -65,7 +65,8 @@ final class LimitedMethodInterceptor implements MethodInterceptor {
 		if (!future && REACTOR && ReactiveAdapterRegistry.getSharedInstance().getAdapter(returns) != null) {
 			return ReactiveCalls.decide(invocation, limited, decisions, returns);
 		}
-		RequestDecisions.Verdict verdict = decisions.decide(limited.call(invocation.getArguments(), principal()),
+		Principal user = limited.readsPrincipal() ? principal() : null;
+		RequestDecisions.Verdict verdict = decisions.decide(limited.call(invocation.getArguments(), user),
 				limited.match());
 		RuntimeException refused = refusal(verdict, limited);
 		if (refused != null) {

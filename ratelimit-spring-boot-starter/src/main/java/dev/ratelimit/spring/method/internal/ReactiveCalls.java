@@ -63,7 +63,7 @@ final class ReactiveCalls {
 
 	/** The user of the subscriber's security context, where the limits read it. */
 	private static Mono<Optional<Principal>> principal(LimitedMethod limited) {
-		if (!SECURITY || !limited.limits().readsPrincipal()) {
+		if (!SECURITY || !limited.readsPrincipal()) {
 			return Mono.just(Optional.empty());
 		}
 		return ReactiveSecurityContextHolder.getContext()

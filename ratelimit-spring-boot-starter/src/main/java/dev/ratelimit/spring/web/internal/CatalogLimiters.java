@@ -41,8 +41,8 @@ public final class CatalogLimiters implements RateLimiters {
 
 	@Override
 	public Decision acquire(String policy, String key) {
-		EndpointLimits limits = limits(policy);
-		RequestDecisions.Verdict verdict = decide(limits, key, this.current.current(limits).policies().get(0).cost());
+		CodeLimiter limiter = new CodeLimiter(limits(policy));
+		RequestDecisions.Verdict verdict = decide(limiter.limits, key, limiter.policy().cost());
 		if (verdict.action() == RequestDecisions.Verdict.Action.REJECT) {
 			throw new RateLimitExceededException(Objects.requireNonNull(verdict.rejection()), verdict.headers());
 		}

@@ -14,13 +14,14 @@ import org.jspecify.annotations.Nullable;
  * @param method the method, as declared in the bean's class
  * @param match the limits as a request's are found, with no template variables
  * @param parameterNames the method's parameters' names, empty if they were not compiled in
+ * @param readsPrincipal whether the limits read the authenticated user, which a call then looks up
  */
 public record LimitedMethod(EndpointLimits limits, Method method, LimitCatalog.Match match,
-		List<String> parameterNames) {
+		List<String> parameterNames, boolean readsPrincipal) {
 
 	LimitedMethod(EndpointLimits limits, Method method) {
 		this(limits, method, new LimitCatalog.Match(limits, Map.of()),
-				ParameterBinding.of(method).stream().map(ParameterBinding::variable).toList());
+				ParameterBinding.of(method).stream().map(ParameterBinding::variable).toList(), limits.readsPrincipal());
 	}
 
 	/**
