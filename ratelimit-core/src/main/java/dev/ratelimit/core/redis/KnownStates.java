@@ -127,18 +127,19 @@ final class KnownStates {
 
 	/**
 	 * The keys whose requests this instance admitted without Redis, at most {@code most} of them, once after
-	 * {@link #owe()}: a key left out, or whose charge fails, is owed again.
+	 * {@link #owe()}, left alone if the last was admitted within {@code quietNanos} of {@code now}: a key left
+	 * out, or whose charge fails, is owed again.
 	 */
-	List<Known> owed(int most) {
+	List<Known> owed(int most, long now, long quietNanos) {
 		if (!this.owing.compareAndSet(true, false)) {
 			return List.of();
 		}
 		List<Known> owed = new ArrayList<>();
 		for (Known known : this.known.values()) {
 			if (known.owed() > 0) {
-				if (owed.size() == most) {
+				if (owed.size() == most || !known.quietSince(now, quietNanos)) {
 					owe();
-					break;
+					continue;
 				}
 				owed.add(known);
 			}
@@ -340,6 +341,11 @@ final class KnownStates {
 		/** Permits admitted without Redis that Redis was not told of yet. */
 		synchronized long owed() {
 			return this.owed;
+		}
+
+		/** Whether no request of the key was admitted without Redis within {@code quietNanos} of {@code now}. */
+		synchronized boolean quietSince(long now, long quietNanos) {
+			return now - this.lastOwed >= quietNanos;
 		}
 
 		/**

@@ -1,8 +1,9 @@
 package dev.ratelimit.core.redis;
 
 import java.util.List;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 
@@ -12,11 +13,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Redis counts them for every instance of the fleet and does not hand the whole limit out again once it is back.
  * It runs on the store's scheduler, {@value #KEYS_PER_ROUND} keys at a time, from the first reply within the
  * timeout after the failure policy admitted something; a key whose call fails is owed again.
+ * <p>
+ * A key still in use on this instance is left to its own next decision, which tells Redis before it decides:
+ * told from here, Redis could decide that key's calls sent meanwhile without counting what it was about to be
+ * told, and admit them beyond the limit. A round therefore tells only the keys that admitted nothing for
+ * {@link #QUIET_NANOS}, and comes back for the others once they have been quiet that long.
  */
 final class Settlement {
 
 	/** How many keys one round tells Redis of, so that a round never holds the scheduler long. */
 	static final int KEYS_PER_ROUND = 100;
+
+	/** How long a key must have admitted nothing without Redis for a round to tell Redis of it. */
+	static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private final KnownStates known;
 
@@ -24,11 +33,15 @@ final class Settlement {
 
 	private final DecisionCalls calls;
 
-	private final Executor executor;
+	private final ScheduledExecutorService executor;
 
 	private final AtomicBoolean running = new AtomicBoolean();
 
-	Settlement(KnownStates known, PolicyTransitions transitions, DecisionCalls calls, Executor executor) {
+	/** Whether a round is due once the keys left out of the last have been quiet. */
+	private final AtomicBoolean due = new AtomicBoolean();
+
+	Settlement(KnownStates known, PolicyTransitions transitions, DecisionCalls calls,
+			ScheduledExecutorService executor) {
 		this.known = known;
 		this.transitions = transitions;
 		this.calls = calls;
@@ -51,7 +64,7 @@ final class Settlement {
 
 	private void round() {
 		try {
-			for (KnownStates.Known owed : this.known.owed(KEYS_PER_ROUND)) {
+			for (KnownStates.Known owed : this.known.owed(KEYS_PER_ROUND, this.known.now(), QUIET_NANOS)) {
 				long permits = owed.claim(this.known.now());
 				if (permits > 0) {
 					boolean told = false;
@@ -64,12 +77,30 @@ final class Settlement {
 					}
 				}
 			}
+			comeBack();
 		}
 		catch (ScriptCaller.CallFailure failure) {
 			// owed again, and told from the next reply in time
 		}
 		finally {
 			this.running.set(false);
+		}
+	}
+
+	/** Comes back for the keys the round left out, if any, once they may have been quiet long enough. */
+	private void comeBack() {
+		if (!this.known.owing() || !this.due.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			this.executor.schedule(() -> {
+				this.due.set(false);
+				settle();
+			}, QUIET_NANOS, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// the store is closing
+			this.due.set(false);
 		}
 	}
 
