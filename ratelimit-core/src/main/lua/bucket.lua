@@ -1,12 +1,14 @@
 
 -- === decision
--- ahead: max(full - now, 0), max(TAT - now, 0) for GCRA
+-- ahead: max(full - now, 0), max(TAT - now, 0) for GCRA; a request that may wait, `shaping` microseconds at
+-- most, reserves its permits past the burst
 local scale, interval, ahead = bucket_state(key, limit, window, now, burst)
-local allowed = ahead <= (burst - cost) * interval
+local wait = shaping * scale
+local allowed = ahead <= (burst - cost) * interval + wait
 
 -- === take
 if allowed then
-  ahead = take_ahead(key, now, ahead, cost, interval, scale)
+  ahead = take_ahead(key, now, ahead, cost, interval, scale, burst)
 end
 
 -- === reply
@@ -14,9 +16,12 @@ local remaining = floor_div(burst * interval - ahead, interval)
 if remaining < 0 then
   remaining = 0
 end
-local retry, retry_ns = 0, 0
-if not allowed then
-  retry, retry_ns = micros(ahead - (burst - cost) * interval, scale)
+local retry, retry_ns, delay, delay_ns = 0, 0, 0, 0
+if allowed then
+  -- a reservation goes ahead once the instant it found, cost intervals back, is within the burst again
+  delay, delay_ns = micros(ahead - burst * interval, scale)
+else
+  retry, retry_ns = micros(ahead - (burst - cost) * interval - wait, scale)
 end
 local reset, reset_ns = micros(ahead, scale)
-return { allowed and 1 or 0, remaining, retry, reset, 0, retry_ns, reset_ns, 0, now }
+return { allowed and 1 or 0, remaining, retry, reset, delay, retry_ns, reset_ns, delay_ns, now }

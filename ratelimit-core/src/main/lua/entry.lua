@@ -9,6 +9,6 @@ end
 local key = KEYS[1]
 local limit, window = tonumber(ARGV[1]) or invalid(1, 'limit'), tonumber(ARGV[2]) or invalid(2, 'window')
 local burst, cost = tonumber(ARGV[3]) or invalid(3, 'burst'), tonumber(ARGV[4]) or invalid(4, 'cost')
-local delay_after = read_delay_after(6)
+local shaping = read_shaping(6)
 
 -- === algorithm

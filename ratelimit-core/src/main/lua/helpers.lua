@@ -3,7 +3,8 @@ Calling convention, the same for all six standalone scripts (docs/redis.md):
   KEYS[1]  the state key; the script touches no other key
   ARGV[1]  limit      ARGV[2] window in microseconds   ARGV[3] burst   ARGV[4] cost
   ARGV[5]  now in microseconds, or "" to use Redis TIME
-  ARGV[6]  leaky bucket only: queued requests that pass without waiting ("" = 0)
+  ARGV[6]  shaping ("" = 0): for the leaky bucket the queued requests that pass without waiting; for GCRA
+           and the token bucket how long, in microseconds, a request may wait for its permits (a reservation)
   ARGV[7]  optional: the Redis TIME in microseconds after which the caller no longer waits; a call run
            later changes nothing and fails with an error starting "LATE"
   ARGV[8]  optional: "1" if the caller expects the state key to exist, as Redis last told it; a call that
@@ -16,7 +17,7 @@ The build puts each script together from the pieces in ratelimit-core/src/main/l
 time.lua, entry.lua, then the algorithm's pieces. Every line runs on every call, so a script creates no
 table and no function its decision does not use: the pieces define only the functions it calls, and the
 last one holds the decision itself, straight-line code over the locals entry.lua sets (key, limit, window,
-burst, cost, delay_after, now), in three sections, each starting with its marker line:
+burst, cost, shaping, now), in three sections, each starting with its marker line:
   -- === decision   reads the state and ends with `local allowed`, whether this policy admits the request
   -- === take       `if allowed then` takes the request's cost `end`
   -- === reply      returns the reply

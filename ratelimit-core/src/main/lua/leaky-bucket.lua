@@ -17,13 +17,15 @@ local function queued(ahead, interval)
 end
 
 -- === decision
+-- the policy's shaping is its delay_after
+local delay_after = shaping
 -- ahead: max(next free - now, 0); a full queue's next free is (burst + 1) intervals ahead
 local scale, interval, ahead = bucket_state(key, limit, window, now, burst + 1)
 local allowed = queued(ahead, interval) + cost <= burst
 
 -- === take
 if allowed then
-  ahead = take_ahead(key, now, ahead, cost, interval, scale)
+  ahead = take_ahead(key, now, ahead, cost, interval, scale, burst + 1)
 end
 
 -- === reply

@@ -7,7 +7,7 @@ Not runnable as is: the store generates the stacked script by placing, before th
 standalone scripts share (the helpers and time.lua, above entry.lua's entry point line), then in the table
 `define`, for each algorithm, a function that defines the algorithm's functions (its pieces above their
 "-- === decision" line) and returns its decision:
-  function(key, limit, window, burst, cost, delay_after, now)
+  function(key, limit, window, burst, cost, shaping, now)
     <the decision section>
     return allowed, function(allowed) <the take and reply sections> end
   end
@@ -50,16 +50,16 @@ if ARGV[3 + 6 * #KEYS] == 'restore' then
       tonumber(ARGV[base + 3]) or invalid(base + 3, 'window')
     local burst, known = tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
       tonumber(ARGV[base + 5]) or invalid(base + 5, 'permits left')
-    local delay_after = read_delay_after(base + 6)
+    local shaping = read_shaping(base + 6)
     -- twice at most: a fresh leaky bucket's first request goes into service, which its free places do not count
     for round = 1, 2 do
-      local _, peek = decide(key, limit, window, burst, 1, delay_after, now)
+      local _, peek = decide(key, limit, window, burst, 1, shaping, now)
       local now_left = peek(false)[2]
       left[i] = left[i] or now_left
       if now_left <= known then
         break
       end
-      local admitted, take = decide(key, limit, window, burst, now_left - known, delay_after, now)
+      local admitted, take = decide(key, limit, window, burst, now_left - known, shaping, now)
       take(admitted)
     end
     redis.call('SET', key .. RESTORED, 1, 'PX', tonumber(ARGV[5 + 6 * #KEYS]) or invalid(5 + 6 * #KEYS, 'marked'))
@@ -74,7 +74,7 @@ for i, key in ipairs(KEYS) do
   local admitted
   admitted, finish[i] = decider(base + 1)(key, tonumber(ARGV[base + 2]) or invalid(base + 2, 'limit'),
     tonumber(ARGV[base + 3]) or invalid(base + 3, 'window'), tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
-    tonumber(ARGV[base + 5]) or invalid(base + 5, 'cost'), read_delay_after(base + 6), now)
+    tonumber(ARGV[base + 5]) or invalid(base + 5, 'cost'), read_shaping(base + 6), now)
   allowed = allowed and admitted
 end
 

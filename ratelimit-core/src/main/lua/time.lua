@@ -8,12 +8,12 @@ local function invalid(i, name)
 end
 
 -- The queued requests that pass without waiting: "" is 0.
-local function read_delay_after(i)
+local function read_shaping(i)
   local value = ARGV[i]
   if value == nil or value == '' then
     return 0
   end
-  return tonumber(value) or invalid(i, 'delay after')
+  return tonumber(value) or invalid(i, 'shaping')
 end
 
 -- Suffixes of the marks beside a state key, in its slot: a state deleted on purpose (a reset, a give-back that

@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * @param retryAfterNanos when denied, the shortest wait after which the same request would be allowed; 0 when
  * allowed
  * @param resetAfterNanos time until the key is back to its full quota
- * @param delayNanos leaky bucket: how long an admitted request must wait for its slot; 0 otherwise
+ * @param delayNanos how long an admitted request must wait: for its slot in a leaky bucket, for the permits it
+ * reserved under a policy whose requests may wait ({@link RateLimitPolicy#maxWait()}); 0 otherwise
  * @param takenAt when the store allowed the request from its own state, the instant it took the permits at, in
  * the store's own microseconds, which {@link RateLimitStore#giveBack} needs to find them again; {@link #NOT_TAKEN}
  * otherwise. Two decisions that say the same are equal whenever they were taken.
@@ -33,7 +34,7 @@ public record Decision(boolean allowed, long limit, long remaining, long retryAf
 	 * @param remaining permits that could still be taken right now
 	 * @param retryAfterNanos when denied, the shortest wait after which the same request would be allowed
 	 * @param resetAfterNanos time until the key is back to its full quota
-	 * @param delayNanos leaky bucket: how long an admitted request must wait for its slot
+	 * @param delayNanos how long an admitted request must wait, for its slot or for the permits it reserved
 	 */
 	public Decision(boolean allowed, long limit, long remaining, long retryAfterNanos, long resetAfterNanos,
 			long delayNanos) {

@@ -26,9 +26,13 @@ import java.util.regex.Pattern;
  * @param delayAfter leaky bucket only: how many queued requests pass at once instead of waiting for their
  * slot (nginx {@code delay=}); {@code burst} passes the whole burst at once (nginx {@code nodelay}); 0 for
  * the other algorithms
+ * @param maxWait GCRA and token bucket only: how long a request may wait for its permits rather than be refused,
+ * at most the window. Such a request reserves them: it is allowed at once with {@link Decision#delayNanos()} the
+ * wait before it may go ahead, and the requests after it queue behind it; if the wait would be longer it is
+ * refused at once. {@link Duration#ZERO} for a request that never waits.
  */
 public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration window, long burst, long cost,
-		long delayAfter) {
+		long delayAfter, Duration maxWait) {
 
 	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:-]{1,100}");
 
@@ -84,6 +88,22 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 			throw new IllegalArgumentException("delayAfter of policy '" + name + "' is " + delayAfter
 					+ ", but only LEAKY_BUCKET delays requests");
 		}
+		checkMaxWait(name, algorithm, limit, window, capacity, cost, maxWait);
+	}
+
+	/**
+	 * Creates a policy whose requests never wait for their permits.
+	 * @param name the policy's name
+	 * @param algorithm the algorithm
+	 * @param limit permits per window
+	 * @param window the window
+	 * @param burst the burst, or the limit for the window algorithms
+	 * @param cost permits each request takes
+	 * @param delayAfter leaky bucket only: how many queued requests pass at once
+	 */
+	public RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration window, long burst, long cost,
+			long delayAfter) {
+		this(name, algorithm, limit, window, burst, cost, delayAfter, Duration.ZERO);
 	}
 
 	/**
@@ -106,7 +126,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public RateLimitPolicy withBurst(long burst) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, burst, this.cost,
-				this.delayAfter);
+				this.delayAfter, this.maxWait);
 	}
 
 	/**
@@ -116,7 +136,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public RateLimitPolicy withCost(long cost) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, cost,
-				this.delayAfter);
+				this.delayAfter, this.maxWait);
 	}
 
 	/**
@@ -126,7 +146,39 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public RateLimitPolicy withDelayAfter(long delayAfter) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, this.cost,
-				delayAfter);
+				delayAfter, this.maxWait);
+	}
+
+	/**
+	 * Returns a copy of this policy whose requests wait up to {@code maxWait} for their permits, reserving them,
+	 * rather than being refused: GCRA and the token bucket only.
+	 * @param maxWait how long a request may wait, at most the window
+	 * @return the new policy
+	 * @throws IllegalArgumentException if the algorithm cannot reserve permits, or {@code maxWait} is negative or
+	 * longer than the window
+	 */
+	public RateLimitPolicy withMaxWait(Duration maxWait) {
+		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, this.cost,
+				this.delayAfter, maxWait);
+	}
+
+	/**
+	 * Returns the policy whose state every request of this policy shares, whatever it costs and however long it
+	 * may wait: this one at a cost of one permit, never waiting.
+	 * @return the policy of the shared state
+	 */
+	public RateLimitPolicy shared() {
+		return (this.cost == 1 && this.maxWait.isZero()) ? this
+				: new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, 1,
+						this.delayAfter, Duration.ZERO);
+	}
+
+	/**
+	 * Returns how long a request may wait for its permits, in microseconds.
+	 * @return the longest wait in microseconds
+	 */
+	public long maxWaitMicros() {
+		return micros(this.maxWait);
 	}
 
 	/**
@@ -216,14 +268,47 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 					: null;
 			case SLIDING_WINDOW_COUNTER -> fitsExactly(limit, windowMicros) ? null
 					: "SLIDING_WINDOW_COUNTER needs limit x window in microseconds below 2^53";
-			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> fitsExactly(capacity + cost, 
-					windowMicros / BigInteger.valueOf(windowMicros).gcd(BigInteger.valueOf(limit)).longValue())
+			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> fitsExactly(capacity + cost, interval(windowMicros, limit))
 					? null : algorithm + " needs (burst + cost) x window / limit below 2^53 microseconds";
 		};
 		if (problem != null) {
 			throw new IllegalArgumentException("policy '" + name + "' (" + limit + " per " + window + ") is too large: "
 					+ problem + "; use a shorter window with a proportionally smaller limit");
 		}
+	}
+
+	/**
+	 * A wait is a reservation, which only the bucket algorithms make: their one instant moves on past the
+	 * burst, and the requests after it queue behind. A window counts what it admitted, and has nowhere to put
+	 * a permit of a window to come; the leaky bucket queues requests itself ({@code delayAfter}). At most a
+	 * window, the arithmetic of the instant stays exact with the farthest reservation.
+	 */
+	private static void checkMaxWait(String name, Algorithm algorithm, long limit, Duration window, long capacity,
+			long cost, Duration maxWait) {
+		Objects.requireNonNull(maxWait, "maxWait must not be null");
+		if (maxWait.isZero()) {
+			return;
+		}
+		String problem = null;
+		if (algorithm != Algorithm.GCRA && algorithm != Algorithm.TOKEN_BUCKET) {
+			problem = "only GCRA and TOKEN_BUCKET reserve permits for a request that waits; " + algorithm
+					+ ((algorithm == Algorithm.LEAKY_BUCKET) ? " queues requests through delayAfter"
+							: " counts a window and cannot take a permit of a window to come");
+		}
+		else if (maxWait.isNegative() || maxWait.getNano() % 1000 != 0 || maxWait.compareTo(window) > 0) {
+			problem = "it must be a whole number of microseconds between zero and the window (" + window + ")";
+		}
+		else if (!fitsExactly(capacity + cost + limit, interval(micros(window), limit))) {
+			problem = algorithm + " needs (burst + cost + limit) x window / limit below 2^53 microseconds to wait";
+		}
+		if (problem != null) {
+			throw new IllegalArgumentException("maxWait of policy '" + name + "' is " + maxWait + ", but " + problem);
+		}
+	}
+
+	/** The emission interval {@code window / limit} in ticks of {@code 1 / scale} microsecond, as the stores count. */
+	private static long interval(long windowMicros, long limit) {
+		return windowMicros / BigInteger.valueOf(windowMicros).gcd(BigInteger.valueOf(limit)).longValue();
 	}
 
 	private static boolean fitsExactly(long a, long b) {

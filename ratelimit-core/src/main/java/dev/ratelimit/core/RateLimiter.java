@@ -1,5 +1,8 @@
 package dev.ratelimit.core;
 
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
 /**
  * Decides requests of any number of keys under one {@link RateLimitPolicy}. Obtained from a
  * {@link RateLimitStore}; thread-safe.
@@ -47,5 +50,33 @@ public interface RateLimiter {
 	default boolean tryAcquire(String key, long permits) {
 		return decide(key, permits).allowed();
 	}
+
+	/**
+	 * Takes one request's permits of {@code key}, waiting up to {@code maxWait} for them rather than being
+	 * refused: the permits are reserved at once, as {@link RateLimitPolicy#withMaxWait} says, and this returns
+	 * once they are due, waiting on the store's {@link TimeSource}; if they would not be due within
+	 * {@code maxWait}, it returns at once, denied, taking nothing. The requests that come while this one waits
+	 * queue behind it, on every instance that shares the store. GCRA and the token bucket reserve; under the
+	 * other algorithms only a wait of zero, a plain decision, is accepted, and a leaky bucket, which queues its
+	 * requests itself, still has an admitted request wait for its slot, as it has every request.
+	 * @param key who is limited
+	 * @param maxWait how long the request may wait, at most the policy's window
+	 * @return the decision: allowed, after its {@link Decision#delayNanos() delay} was waited for; or denied,
+	 * with how long until the same call would be allowed
+	 * @throws InterruptedException if the thread is interrupted while it waits; the permits stay taken
+	 * @throws IllegalArgumentException if the algorithm cannot reserve, or {@code maxWait} is negative or longer
+	 * than the window
+	 */
+	Decision acquire(String key, Duration maxWait) throws InterruptedException;
+
+	/**
+	 * Takes one request's permits of {@code key} like {@link #acquire(String, Duration)}, without blocking: the
+	 * future completes once the permits are due, or at once when they are refused.
+	 * @param key who is limited
+	 * @param maxWait how long the request may wait, at most the policy's window
+	 * @return the decision, once the permits are due or refused; failed with an {@link IllegalArgumentException}
+	 * if the algorithm cannot reserve or {@code maxWait} is out of range
+	 */
+	CompletableFuture<Decision> acquireAsync(String key, Duration maxWait);
 
 }

@@ -90,6 +90,34 @@ class RateLimitPolicyTests {
 	}
 
 	@Test
+	void waitsForPermitsOnlyWhereTheAlgorithmReservesThem() {
+		RateLimitPolicy gcra = RateLimitPolicy.of("api", Algorithm.GCRA, 10, TEN_SECONDS);
+		RateLimitPolicy waiting = gcra.withCost(2).withMaxWait(Duration.ofSeconds(3));
+		assertThat(waiting.maxWait()).isEqualTo(Duration.ofSeconds(3));
+		assertThat(waiting.maxWaitMicros()).isEqualTo(3_000_000);
+		assertThat(waiting.withBurst(20).maxWait()).as("kept by every copy").isEqualTo(Duration.ofSeconds(3));
+		assertThat(waiting.shared()).isEqualTo(gcra);
+		assertThat(gcra.shared()).isSameAs(gcra);
+		assertThat(gcra.withMaxWait(TEN_SECONDS).maxWait()).isEqualTo(TEN_SECONDS);
+		assertThatIllegalArgumentException().isThrownBy(() -> gcra.withMaxWait(TEN_SECONDS.plusNanos(1000)))
+			.withMessageContaining("maxWait of policy 'api' is PT10.000001S, but it must be a whole number of "
+					+ "microseconds between zero and the window (PT10S)");
+		assertThatIllegalArgumentException().isThrownBy(() -> gcra.withMaxWait(Duration.ofNanos(1)))
+			.withMessageContaining("whole number of microseconds");
+		assertThatIllegalArgumentException().isThrownBy(() -> gcra.withMaxWait(Duration.ofSeconds(-1)))
+			.withMessageContaining("between zero and the window");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimitPolicy.of("q", Algorithm.LEAKY_BUCKET, 2, TEN_SECONDS)
+				.withMaxWait(Duration.ofSeconds(1)))
+			.withMessageContaining("only GCRA and TOKEN_BUCKET reserve permits for a request that waits; "
+					+ "LEAKY_BUCKET queues requests through delayAfter");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimitPolicy.of("w", Algorithm.SLIDING_LOG, 2, TEN_SECONDS)
+				.withMaxWait(Duration.ofSeconds(1)))
+			.withMessageContaining("SLIDING_LOG counts a window and cannot take a permit of a window to come");
+	}
+
+	@Test
 	void rejectsABurstOnTheWindowAlgorithms() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RateLimitPolicy.of("api", Algorithm.SLIDING_LOG, 10, TEN_SECONDS).withBurst(20))

@@ -2,8 +2,10 @@ package dev.ratelimit.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -11,6 +13,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
@@ -287,6 +290,160 @@ public abstract class StoreContractTests {
 				allowed++;
 			}
 			return allowed;
+		}
+
+	}
+
+	/**
+	 * Requests that wait for their permits: {@link RateLimiter#acquire(String, Duration)} reserves them and
+	 * returns once they are due on the store's clock, or refuses at once.
+	 */
+	@Nested
+	class Reservations {
+
+		@ParameterizedTest
+		@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET" })
+		void returnsOnceThePermitIsDue(Algorithm algorithm) throws Exception {
+			ManualTimeSource clock = new ManualTimeSource();
+			RateLimiter limiter = emptied(clock, algorithm);
+			Future<Decision> waiting = StoreContractTests.this.threads
+				.submit(() -> limiter.acquire("k", Duration.ofSeconds(6)));
+			// the next permit is due in five seconds: the call waits, holding it
+			awaitReservation(limiter, "k");
+			assertThat(waiting).isNotDone();
+			clock.advance(Duration.ofSeconds(5).minusNanos(1000));
+			assertThat(limiter.decide("k").allowed()).as("a request that does not wait, behind the reservation")
+				.isFalse();
+			assertThat(waiting).isNotDone();
+			clock.advance(Duration.ofNanos(1000));
+			Decision decision = waiting.get(10, TimeUnit.SECONDS);
+			assertThat(decision.allowed()).isTrue();
+			assertThat(decision.delayNanos()).isEqualTo(Duration.ofSeconds(5).toNanos());
+		}
+
+		@ParameterizedTest
+		@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET" })
+		void refusesAtOnceAWaitLongerThanAllowedAndTakesNothing(Algorithm algorithm) throws Exception {
+			ManualTimeSource clock = new ManualTimeSource();
+			RateLimiter limiter = emptied(clock, algorithm);
+			// returns on this thread, the clock standing still
+			Decision refused = limiter.acquire("k", Duration.ofSeconds(4));
+			assertThat(refused.allowed()).isFalse();
+			assertThat(refused.retryAfterNanos()).as("until a wait of four seconds is enough")
+				.isEqualTo(Duration.ofSeconds(1).toNanos());
+			CompletableFuture<Decision> next = limiter.acquireAsync("k", Duration.ofSeconds(5));
+			assertThat(next).isNotDone();
+			clock.advance(Duration.ofSeconds(5));
+			assertThat(next.get(10, TimeUnit.SECONDS).delayNanos()).as("nothing taken by the refusal")
+				.isEqualTo(Duration.ofSeconds(5).toNanos());
+		}
+
+		@Test
+		void queuesReservationsOneBehindAnother() throws Exception {
+			ManualTimeSource clock = new ManualTimeSource();
+			RateLimiter limiter = emptied(clock, Algorithm.GCRA);
+			CompletableFuture<Decision> first = limiter.acquireAsync("k", TEN_SECONDS);
+			CompletableFuture<Decision> second = limiter.acquireAsync("k", TEN_SECONDS);
+			// refused: returns on this thread, the clock standing still
+			Decision third = limiter.acquire("k", TEN_SECONDS);
+			assertThat(third.allowed()).as("a third would wait fifteen seconds").isFalse();
+			assertThat(third.retryAfterNanos()).isEqualTo(Duration.ofSeconds(5).toNanos());
+			Decision plain = limiter.decide("k");
+			assertThat(plain.allowed()).isFalse();
+			assertThat(plain.retryAfterNanos()).isEqualTo(Duration.ofSeconds(15).toNanos());
+			clock.advance(Duration.ofSeconds(5));
+			assertThat(first.get(10, TimeUnit.SECONDS).delayNanos()).isEqualTo(Duration.ofSeconds(5).toNanos());
+			assertThat(second).isNotDone();
+			clock.advance(Duration.ofSeconds(5));
+			assertThat(second.get(10, TimeUnit.SECONDS).delayNanos()).isEqualTo(TEN_SECONDS.toNanos());
+		}
+
+		@ParameterizedTest
+		@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET" }, mode = EnumSource.Mode.EXCLUDE)
+		void aWaitIsRefusedWhereTheAlgorithmCannotReserve(Algorithm algorithm) throws Exception {
+			RateLimitPolicy policy = RateLimitPolicy.of("window", algorithm, 2, TEN_SECONDS);
+			// a leaky bucket's admitted requests otherwise wait for their slots, which it shapes itself
+			RateLimiter limiter = createStore(new ManualTimeSource())
+				.limiter((algorithm == Algorithm.LEAKY_BUCKET) ? policy.withDelayAfter(2) : policy);
+			assertThatIllegalArgumentException().isThrownBy(() -> limiter.acquire("k", Duration.ofSeconds(1)))
+				.withMessageContaining("only GCRA and TOKEN_BUCKET reserve permits");
+			assertThat(limiter.acquireAsync("k", Duration.ofSeconds(1))).isCompletedExceptionally();
+			// no wait: a plain decision, refused once the capacity is spent
+			int allowed = 0;
+			while (allowed <= policy.capacity() + 1 && limiter.acquire("k", Duration.ZERO).allowed()) {
+				allowed++;
+			}
+			// the leaky bucket serves one and queues its burst
+			long capacity = policy.capacity() + ((algorithm == Algorithm.LEAKY_BUCKET) ? 1 : 0);
+			assertThat(allowed).isEqualTo(capacity);
+		}
+
+		@Test
+		void aWaitLongerThanTheWindowIsRefused() {
+			RateLimiter limiter = createStore(new ManualTimeSource()).limiter(policy(Algorithm.GCRA));
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> limiter.acquire("k", TEN_SECONDS.plusNanos(1000)))
+				.withMessageContaining("between zero and the window");
+		}
+
+		/**
+		 * 64 threads reserve on one key at once, each willing to wait a whole window: exactly the burst goes
+		 * ahead at once and a window's permits after it, one per interval, and no more.
+		 */
+		@ParameterizedTest
+		@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET" })
+		void manyThreadsOnOneKeyGetNoMoreThanTheLimit(Algorithm algorithm) throws Exception {
+			RateLimitPolicy waitingAWindow = RateLimitPolicy.of("many", algorithm, 10, TEN_SECONDS)
+				.withMaxWait(TEN_SECONDS);
+			RateLimiter limiter = createStore(new ManualTimeSource()).limiter(waitingAWindow);
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<Decision>> calls = new ArrayList<>();
+			for (int i = 0; i < ATTEMPTS; i++) {
+				calls.add(StoreContractTests.this.threads.submit(() -> {
+					start.await();
+					return limiter.decide("k");
+				}));
+			}
+			start.countDown();
+			List<Long> delays = new ArrayList<>();
+			for (Future<Decision> call : calls) {
+				Decision decision = call.get(30, TimeUnit.SECONDS);
+				if (decision.allowed()) {
+					delays.add(decision.delayNanos());
+				}
+			}
+			// each second of the window lets one more through, after the burst
+			List<Long> expected = new ArrayList<>(LongStream.rangeClosed(0, 10)
+				.map((second) -> Duration.ofSeconds(second).toNanos())
+				.boxed()
+				.toList());
+			expected.addAll(Collections.nCopies(9, 0L));
+			assertThat(delays).containsExactlyInAnyOrderElementsOf(expected);
+		}
+
+		/** Two per ten seconds: a permit every five seconds once the burst of two is spent. */
+		private RateLimitPolicy policy(Algorithm algorithm) {
+			return RateLimitPolicy.of("wait", algorithm, 2, TEN_SECONDS);
+		}
+
+		/** The limiter of {@link #policy} with the key {@code k} empty: its next permit is due in five seconds. */
+		private RateLimiter emptied(ManualTimeSource clock, Algorithm algorithm) {
+			RateLimiter limiter = createStore(clock).limiter(policy(algorithm));
+			assertThat(limiter.tryAcquire("k", 2)).isTrue();
+			return limiter;
+		}
+
+		/**
+		 * Waits until another thread's call has reserved the key's next permit, as a request that does not wait
+		 * sees: on an empty key, due in five seconds, it is refused for longer. Bounded, not timed: the clock
+		 * stands still meanwhile.
+		 */
+		private static void awaitReservation(RateLimiter limiter, String key) {
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+			while (limiter.decide(key).retryAfterNanos() <= Duration.ofSeconds(5).toNanos()) {
+				assertThat(System.nanoTime() - deadline).as("a reservation within 30 s").isNegative();
+				Thread.yield();
+			}
 		}
 
 	}

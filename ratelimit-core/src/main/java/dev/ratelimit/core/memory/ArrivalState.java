@@ -7,6 +7,10 @@ import dev.ratelimit.core.Decision;
  * the instant the bucket is full again (the token count is {@code burst - (full - now) / interval}). Both
  * therefore take the same decisions, as they do in the reference. The leaky bucket keeps the instant its queue
  * is empty the same way.
+ * <p>
+ * A request that may wait ({@link dev.ratelimit.core.RateLimitPolicy#maxWait()}) reserves its permits: it moves
+ * the instant on past the burst, by at most its wait, and goes ahead once the instant it found is back within the
+ * burst. The requests after it find the instant that far ahead, and queue behind it.
  */
 class ArrivalState extends PackedState {
 
@@ -16,7 +20,7 @@ class ArrivalState extends PackedState {
 
 	@Override
 	boolean allows(Rules rules, long held, long now) {
-		return ahead(rules, held, now) <= (rules.burst - rules.cost) * rules.interval;
+		return ahead(rules, held, now) <= (rules.burst - rules.cost) * rules.interval + rules.maxWait;
 	}
 
 	@Override
@@ -28,9 +32,11 @@ class ArrivalState extends PackedState {
 	Decision describe(Rules rules, long word, long now, boolean allowed) {
 		long ahead = ahead(rules, word, now);
 		long remaining = Math.max(0, (rules.burst * rules.interval - ahead) / rules.interval);
-		long retryAfter = allowed ? 0 : ahead - (rules.burst - rules.cost) * rules.interval;
+		long retryAfter = allowed ? 0 : ahead - (rules.burst - rules.cost) * rules.interval - rules.maxWait;
+		// a reservation goes ahead once the instant it found, cost intervals back, is within the burst again
+		long delay = allowed ? ahead - rules.burst * rules.interval : 0;
 		return new Decision(allowed, rules.limit, remaining, rules.ticksToNanos(retryAfter),
-				rules.ticksToNanos(ahead), 0, takenAt(allowed, now));
+				rules.ticksToNanos(ahead), rules.ticksToNanos(delay), takenAt(allowed, now));
 	}
 
 	/**

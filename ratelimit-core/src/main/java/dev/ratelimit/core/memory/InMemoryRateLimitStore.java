@@ -42,8 +42,9 @@ import dev.ratelimit.core.TimeSource;
  * cannot reset anyone's limit; it can only crowd that policy's newcomers into its shared quota. The store
  * holds at most {@code maxKeys} states per policy it has been asked about.
  * <p>
- * A policy's states are shared by every cost per request: a key has one quota, whatever each of its requests
- * costs, and two policies that differ only in their cost decide over the same states.
+ * A policy's states are shared by every cost per request and every wait: a key has one quota, whatever each of its
+ * requests costs and however long it may wait, and two policies that differ only in those decide over the same
+ * states.
  */
 public final class InMemoryRateLimitStore implements RateLimitStore {
 
@@ -53,10 +54,10 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	final int maxKeys;
 
-	/** How many costs of one policy, besides its least, keep a table of their own rather than one per request. */
+	/** How many costs and waits of a policy, besides its own, keep a table of their own rather than one per request. */
 	static final int MAX_COSTS = 64;
 
-	/** The states of each policy, by the policy at a cost of one permit. */
+	/** The states of each policy, by its {@link RateLimitPolicy#shared() shared} policy. */
 	private final ConcurrentHashMap<RateLimitPolicy, KeyTable> keyTables = new ConcurrentHashMap<>();
 
 	/** The tables asked for, by policy and cost, so that a declared cost is looked up without allocating. */
@@ -137,7 +138,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public Decision inspect(String key, RateLimitPolicy policy) {
 		Objects.requireNonNull(key, "key must not be null");
-		HeldStates held = new HeldStates(new PolicyTable[] { table(base(policy)) }, new String[] { key });
+		HeldStates held = new HeldStates(new PolicyTable[] { table(policy.shared()) }, new String[] { key });
 		return whileHeld(held, (stack, at) -> {
 			Rules rules = stack.tables[0].rules;
 			KeyState state = stack.states[0];
@@ -155,7 +156,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public void reset(String key, RateLimitPolicy policy) {
 		Objects.requireNonNull(key, "key must not be null");
-		KeyTable keys = this.keyTables.get(base(policy));
+		KeyTable keys = this.keyTables.get(policy.shared());
 		if (keys != null) {
 			keys.reset(key);
 		}
@@ -183,17 +184,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			return;
 		}
 		long now = now();
-		KeyTable old = this.keyTables.computeIfAbsent(base(from), this::newKeyTable);
-		this.keyTables.computeIfAbsent(base(to), this::newKeyTable)
+		KeyTable old = this.keyTables.computeIfAbsent(from.shared(), this::newKeyTable);
+		this.keyTables.computeIfAbsent(to.shared(), this::newKeyTable)
 			.succeed(old, now + micros(from.fullAfter()), now);
 	}
 
 	private KeyTable newKeyTable(RateLimitPolicy policy) {
 		return new KeyTable(this, policy, this.tableIds.incrementAndGet());
-	}
-
-	private static RateLimitPolicy base(RateLimitPolicy policy) {
-		return (policy.cost() == 1) ? policy : policy.withCost(1);
 	}
 
 	private static long micros(Duration duration) {
@@ -284,21 +281,37 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Returns the table of {@code policy} at its cost, over the states that every cost of the policy shares. The
-	 * first {@link #MAX_COSTS} costs of a policy are kept; a request of any further cost gets a table of its own,
-	 * so that costs computed per request cannot grow the store.
+	 * Returns the table of {@code policy} at its cost and wait, over the states that every cost and wait of the
+	 * policy shares. The first {@link #MAX_COSTS} of a policy are kept; a request of any further cost or wait gets
+	 * a table of its own, so that costs and waits computed per request cannot grow the store.
 	 */
-	private PolicyTable table(RateLimitPolicy policy) {
+	PolicyTable table(RateLimitPolicy policy) {
 		PolicyTable table = this.tables.get(policy);
 		if (table != null) {
 			return table;
 		}
 		Objects.requireNonNull(policy, "policy must not be null");
-		KeyTable keys = this.keyTables.computeIfAbsent(base(policy), this::newKeyTable);
-		if (policy.cost() != 1 && keys.costs.getAndUpdate((n) -> Math.min(n + 1, MAX_COSTS)) == MAX_COSTS) {
+		KeyTable keys = this.keyTables.computeIfAbsent(policy.shared(), this::newKeyTable);
+		if (!policy.equals(keys.rules.policy)
+				&& keys.costs.getAndUpdate((n) -> Math.min(n + 1, MAX_COSTS)) == MAX_COSTS) {
 			return new PolicyTable(keys, policy);
 		}
 		return this.tables.computeIfAbsent(policy, (p) -> new PolicyTable(keys, p));
+	}
+
+	TimeSource timeSource() {
+		return this.timeSource;
+	}
+
+	/**
+	 * How long from now until an allowed request may go ahead: its delay counted from the instant it was decided
+	 * at, so that a wait that starts late does not end late.
+	 */
+	long untilDue(Decision decision) {
+		if (decision.delayNanos() == 0) {
+			return 0;
+		}
+		return this.origin + decision.takenAt() * 1000 + decision.delayNanos() - this.timeSource.nanoTime();
 	}
 
 	long now() {

@@ -1,5 +1,8 @@
 package dev.ratelimit.core.memory;
 
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
@@ -52,6 +55,35 @@ final class PolicyTable implements RateLimiter {
 			}
 			this.keys.rebase(key, state);
 		}
+	}
+
+	@Override
+	public Decision acquire(String key, Duration maxWait) throws InterruptedException {
+		Decision decision = waiting(maxWait).decide(key);
+		if (decision.allowed()) {
+			this.keys.store.timeSource().sleep(this.keys.store.untilDue(decision));
+		}
+		return decision;
+	}
+
+	@Override
+	public CompletableFuture<Decision> acquireAsync(String key, Duration maxWait) {
+		Decision decision;
+		try {
+			decision = waiting(maxWait).decide(key);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return decision.allowed()
+				? this.keys.store.timeSource().after(this.keys.store.untilDue(decision)).thenApply((none) -> decision)
+				: CompletableFuture.completedFuture(decision);
+	}
+
+	/** This policy's limiter for requests that wait up to {@code maxWait}, on the same states. */
+	private PolicyTable waiting(Duration maxWait) {
+		RateLimitPolicy policy = this.rules.policy;
+		return maxWait.equals(policy.maxWait()) ? this : this.keys.store.table(policy.withMaxWait(maxWait));
 	}
 
 }

@@ -32,6 +32,9 @@ final class Rules {
 	/** The emission interval {@code window / limit}, in ticks. */
 	final long interval;
 
+	/** How long a request may wait for its permits, in ticks: how far past the burst it may reserve. */
+	final long maxWait;
+
 	/**
 	 * How long after its base an arrival state's word, in ticks, still fits in 62 bits with the farthest
 	 * instant a decision of any cost, up to the capacity, stores ahead of now: the same for every cost of a
@@ -57,7 +60,9 @@ final class Rules {
 		long gcd = BigInteger.valueOf(this.window).gcd(BigInteger.valueOf(this.limit)).longValue();
 		this.scale = this.limit / gcd;
 		this.interval = this.window / gcd;
-		long farthest = 2 * (this.burst + policy.capacity() + 1) * this.interval;
+		this.maxWait = policy.maxWaitMicros() * this.scale;
+		// a reservation reaches at most a window, limit intervals, past the burst
+		long farthest = 2 * (this.burst + policy.capacity() + this.limit + 1) * this.interval;
 		this.arrivalSpan = (WORD_RANGE - farthest) / this.scale;
 		this.countBits = Long.SIZE - Long.numberOfLeadingZeros(this.limit);
 		this.countMask = (1L << this.countBits) - 1;

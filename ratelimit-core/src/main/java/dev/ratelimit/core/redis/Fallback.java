@@ -102,7 +102,10 @@ final class Fallback {
 			KeyedPolicy limit = limits.get(i);
 			known[i] = this.known.tracked(limit.key(), limit.policy());
 			holding[i] = known[i].holds(now);
-			RateLimitPolicy policy = holding[i] ? share(limit.policy(), instances) : unseen(limit.policy());
+			// no reservation without Redis: a request that may wait is decided like any other
+			RateLimitPolicy given = limit.policy().maxWait().isZero() ? limit.policy()
+					: limit.policy().withMaxWait(Duration.ZERO);
+			RateLimitPolicy policy = holding[i] ? share(given, instances) : unseen(given);
 			local.add(new KeyedPolicy(limit.key(), policy));
 		}
 		for (int i = 0; i < size; i++) {

@@ -9,10 +9,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
-import org.jspecify.annotations.Nullable;
-
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
+import dev.ratelimit.core.TimeSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides one request whose limits are all on one key, in one chain of steps for a caller that waits for Redis
@@ -31,15 +31,34 @@ final class KeyDecisions {
 
 	private final @Nullable LocalDenials denials;
 
+	/** The clock that a request waiting for the permits it reserved waits on. */
+	final TimeSource clock;
+
+	/** Whether Redis decides at the instants of {@link #clock} rather than at its own {@code TIME}. */
+	private final boolean clockDecides;
+
 	private final KnownStates known;
 
 	KeyDecisions(DecisionCalls calls, StoreFailures failures, RedisFleet fleet, @Nullable LocalDenials denials,
-			KnownStates known) {
+			KnownStates known, TimeSource clock, boolean clockDecides) {
+		this.clock = clock;
+		this.clockDecides = clockDecides;
 		this.calls = calls;
 		this.failures = failures;
 		this.fleet = fleet;
 		this.denials = denials;
 		this.known = known;
+	}
+
+	/**
+	 * How long from now until an allowed request may go ahead: its delay counted from the instant Redis decided
+	 * it at where that instant is in {@link #clock}, else from now, the reply's arrival, which is never early.
+	 */
+	long untilDue(Decision decision) {
+		if (decision.delayNanos() == 0 || !this.clockDecides) {
+			return decision.delayNanos();
+		}
+		return decision.takenAt() * 1000 + decision.delayNanos() - this.clock.nanoTime();
 	}
 
 	/** Decides one request of {@code key} under the given policies, waiting for Redis. */
@@ -183,11 +202,20 @@ final class KeyDecisions {
 			.thenCompose((none) -> this.calls.decide(clients, limiters, sent, false, "", wait, reader));
 	}
 
-	/** Redis decided a request of one key: a denial is kept, and the key's state is known for the failure policy. */
+	/**
+	 * Redis decided a request of one key: a denial is kept, and the key's state is known for the failure policy.
+	 * A request that reserved permits past what was left pushed the key's refusals on: the denials kept for it
+	 * tell too short a wait, and are forgotten.
+	 */
 	private List<Decision> replied(String key, List<RedisLimiter> limiters, List<Decision> decisions, long sent,
 			long epoch) {
 		if (this.denials != null) {
-			this.denials.keep(key, limiters, decisions, sent, epoch, this.calls.now());
+			if (decisions.stream().anyMatch((decision) -> decision.allowed() && decision.delayNanos() > 0)) {
+				this.denials.forget(key);
+			}
+			else {
+				this.denials.keep(key, limiters, decisions, sent, epoch, this.calls.now());
+			}
 		}
 		return decisions;
 	}

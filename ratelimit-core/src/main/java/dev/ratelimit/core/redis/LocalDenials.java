@@ -10,6 +10,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.RateLimitPolicy;
 
 /**
  * Redis' own recent denials, so that this instance denies the same request again without a call while Redis'
@@ -20,7 +21,9 @@ import dev.ratelimit.core.Decision;
  * A reply is kept only if every policy in it denied a request of one permit by itself, with no permit left:
  * until the retry-after, when one permit is back, no request of any cost can take from the key, so its state
  * stays the same. A request of a larger cost is always asked of Redis, since requests of smaller costs may take
- * the permits it leaves.
+ * the permits it leaves, and so is a request that may wait, which reserves permits beyond what is left: such a
+ * reservation pushes a key's refusals on, and the denials kept for the key are forgotten. One made by another
+ * instance leaves this one's denials telling too short a retry-after until they expire, never a wrong decision.
  * It is kept until the shortest retry-after of its policies. At most {@link #MAX_KEYS} client keys hold
  * denials: beyond, the expired ones are dropped, then those that expire soonest.
  */
@@ -97,8 +100,9 @@ final class LocalDenials {
 		long valid = Long.MAX_VALUE;
 		for (int i = 0; i < decisions.size(); i++) {
 			Decision decision = decisions.get(i);
-			if (decision.allowed() || decision.retryAfterNanos() <= 0 || limiters.get(i).policy().cost() != 1
-					|| decision.remaining() != 0) {
+			RateLimitPolicy policy = limiters.get(i).policy();
+			if (decision.allowed() || decision.retryAfterNanos() <= 0 || policy.cost() != 1
+					|| !policy.maxWait().isZero() || decision.remaining() != 0) {
 				return 0;
 			}
 			valid = Math.min(valid, decision.retryAfterNanos());

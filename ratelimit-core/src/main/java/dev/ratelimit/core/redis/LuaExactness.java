@@ -46,8 +46,9 @@ final class LuaExactness {
 		else if (bucket && BigInteger.valueOf(policy.burst() + policy.cost())
 			.multiply(window)
 			.divide(limit)
+			.add(BigInteger.valueOf(policy.maxWaitMicros()))
 			.compareTo(BigInteger.valueOf(MAX_HORIZON_MICROS)) > 0) {
-			problem = "(burst + cost) x window / limit is longer than 2^52 microseconds (142 years)";
+			problem = "(burst + cost) x window / limit + maxWait is longer than 2^52 microseconds (142 years)";
 		}
 		if (problem != null) {
 			throw new IllegalArgumentException("policy '" + policy.name() + "' (" + policy.limit() + " per "

@@ -64,7 +64,7 @@ final class PolicyTransitions {
 		String stateName = (original != null) ? RedisKeys.stateName(policy, original) : policy.name();
 		Transition transition = this.transitions.get(policy.name());
 		return new RedisLimiter(this.decisions, policy, stateName,
-				(transition != null && transition.policy().equals(base(policy))) ? transition.predecessors()
+				(transition != null && transition.policy().equals(policy.shared())) ? transition.predecessors()
 						: List.of());
 	}
 
@@ -76,8 +76,8 @@ final class PolicyTransitions {
 		if (!RateLimitStore.checkChange(from, to)) {
 			return;
 		}
-		RateLimitPolicy previous = base(from);
-		RateLimitPolicy next = base(to);
+		RateLimitPolicy previous = from.shared();
+		RateLimitPolicy next = to.shared();
 		synchronized (this.transitions) {
 			RateLimitPolicy original = this.originals.computeIfAbsent(previous.name(), (name) -> previous);
 			String target = RedisKeys.stateName(next, original);
@@ -99,11 +99,6 @@ final class PolicyTransitions {
 			this.transitions.put(next.name(), new Transition(next, List.copyOf(predecessors)));
 			this.limiters.keySet().removeIf((policy) -> policy.name().equals(next.name()));
 		}
-	}
-
-	/** The policy at one permit, whose state every cost of it shares. */
-	static RateLimitPolicy base(RateLimitPolicy policy) {
-		return (policy.cost() == 1) ? policy : policy.withCost(1);
 	}
 
 	/** The policy a changed policy is now, at one permit, and the ones it changed from, newest first. */

@@ -1,6 +1,8 @@
 package dev.ratelimit.core.redis;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
@@ -29,7 +31,11 @@ final class RedisLimiter implements RateLimiter {
 
 	private final String cost;
 
-	private final String delayAfter;
+	/**
+	 * The sixth value of the policy in every script: the leaky bucket's delay-after, how long a request of the
+	 * other bucket algorithms may wait, in microseconds.
+	 */
+	private final String shaping;
 
 	/** The name of the policy's state in its keys: its name, unless a runtime change made the policy. */
 	final String stateName;
@@ -52,7 +58,8 @@ final class RedisLimiter implements RateLimiter {
 		this.window = Long.toString(policy.windowMicros());
 		this.burst = Long.toString(policy.burst());
 		this.cost = Long.toString(policy.cost());
-		this.delayAfter = Long.toString(policy.delayAfter());
+		this.shaping = Long.toString((policy.algorithm() == Algorithm.LEAKY_BUCKET) ? policy.delayAfter()
+				: policy.maxWaitMicros());
 	}
 
 	@Override
@@ -83,21 +90,52 @@ final class RedisLimiter implements RateLimiter {
 		return decide(key).allowed();
 	}
 
+	@Override
+	public Decision acquire(String key, Duration maxWait) throws InterruptedException {
+		Decision decision = waiting(maxWait).decide(key);
+		if (decision.allowed()) {
+			this.decisions.clock.sleep(this.decisions.untilDue(decision));
+		}
+		return decision;
+	}
+
+	@Override
+	public CompletableFuture<Decision> acquireAsync(String key, Duration maxWait) {
+		RedisLimiter limiter;
+		try {
+			limiter = waiting(maxWait);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return this.decisions.decide(key, List.of(limiter), false).thenCompose((decisions) -> {
+			Decision decision = decisions.get(0);
+			return decision.allowed()
+					? this.decisions.clock.after(this.decisions.untilDue(decision)).thenApply((none) -> decision)
+					: CompletableFuture.completedFuture(decision);
+		});
+	}
+
+	/** This limiter for requests that wait up to {@code maxWait}, on the same states. */
+	private RedisLimiter waiting(Duration maxWait) {
+		return maxWait.equals(this.policy.maxWait()) ? this
+				: new RedisLimiter(this.decisions, this.policy.withMaxWait(maxWait), this.stateName, this.predecessors);
+	}
+
 	/**
-	 * ARGV of the algorithm's own script; only the leaky bucket reads a sixth, a deadline is the seventh, and
-	 * whether the caller expects the state key to exist the eighth.
+	 * ARGV of the algorithm's own script: the sixth, the {@link #shaping}, is empty when zero, and left out where
+	 * nothing follows it; a deadline is the seventh, and whether the caller expects the state key to exist the eighth.
 	 */
 	List<String> standaloneArgs(String now, String deadline, String expect) {
-		String delayAfter = (this.policy.algorithm() == Algorithm.LEAKY_BUCKET) ? this.delayAfter : "";
+		String shaping = this.shaping.equals("0") ? "" : this.shaping;
 		if (!expect.isEmpty()) {
-			return List.of(this.limit, this.window, this.burst, this.cost, now, delayAfter, deadline, expect);
+			return List.of(this.limit, this.window, this.burst, this.cost, now, shaping, deadline, expect);
 		}
 		if (!deadline.isEmpty()) {
-			return List.of(this.limit, this.window, this.burst, this.cost, now, delayAfter, deadline);
+			return List.of(this.limit, this.window, this.burst, this.cost, now, shaping, deadline);
 		}
-		return (this.policy.algorithm() == Algorithm.LEAKY_BUCKET)
-				? List.of(this.limit, this.window, this.burst, this.cost, now, this.delayAfter)
-				: List.of(this.limit, this.window, this.burst, this.cost, now);
+		return shaping.isEmpty() ? List.of(this.limit, this.window, this.burst, this.cost, now)
+				: List.of(this.limit, this.window, this.burst, this.cost, now, shaping);
 	}
 
 	/** This policy's six values in the ARGV of the give-back script, for a request taken at {@code takenAt}. */
@@ -117,7 +155,7 @@ final class RedisLimiter implements RateLimiter {
 		args.add(this.window);
 		args.add(this.burst);
 		args.add(Long.toString(this.policy.capacity()));
-		args.add(this.delayAfter);
+		args.add(this.shaping);
 	}
 
 	/** This policy's six values in the ARGV of the stacked script. */
@@ -139,7 +177,7 @@ final class RedisLimiter implements RateLimiter {
 		args.add(this.window);
 		args.add(this.burst);
 		args.add(cost);
-		args.add(this.delayAfter);
+		args.add(this.shaping);
 	}
 
 	/**

@@ -106,7 +106,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 				builder.cluster ? RedisKeys::slotOfKey : (key) -> 0);
 		this.calls = new DecisionCalls(builder.keys, builder.timeSource, caller);
 		this.fleet = new RedisFleet(caller, builder.keys, this.failures, denials, scheduler, ownScheduler);
-		this.decisions = new KeyDecisions(this.calls, this.failures, this.fleet, denials, known);
+		this.decisions = new KeyDecisions(this.calls, this.failures, this.fleet, denials, known,
+				(builder.timeSource != null) ? builder.timeSource : builder.ticker, builder.timeSource != null);
 		this.transitions = new PolicyTransitions(this.decisions, this.calls);
 		this.stacks = new StackDecisions(this.calls, this.failures, this.fleet, this.decisions, this.transitions,
 				known, builder.cluster);
@@ -229,7 +230,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	@Override
 	public Decision inspect(String key, RateLimitPolicy policy) {
 		Objects.requireNonNull(key, "key must not be null");
-		return this.decisions.inspect(key, this.transitions.limiter(PolicyTransitions.base(policy)));
+		return this.decisions.inspect(key, this.transitions.limiter(policy.shared()));
 	}
 
 	/**
@@ -245,7 +246,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	@Override
 	public void reset(String key, RateLimitPolicy policy) {
 		Objects.requireNonNull(key, "key must not be null");
-		this.decisions.reset(key, this.transitions.limiter(PolicyTransitions.base(policy)));
+		this.decisions.reset(key, this.transitions.limiter(policy.shared()));
 	}
 
 	@Override

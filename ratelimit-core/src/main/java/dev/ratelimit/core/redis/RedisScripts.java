@@ -82,7 +82,7 @@ final class RedisScripts {
 				.append(name)
 				.append("'] = function()\n")
 				.append(source, part, decision)
-				.append("return function(key, limit, window, burst, cost, delay_after, now)\n")
+				.append("return function(key, limit, window, burst, cost, shaping, now)\n")
 				.append(source, decision, take)
 				.append("return allowed, function(allowed)\n")
 				.append(source, take, source.length())

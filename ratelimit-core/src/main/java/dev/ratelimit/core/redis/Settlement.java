@@ -106,7 +106,7 @@ final class Settlement {
 
 	/** Takes {@code permits} from the key in Redis, or what is left if fewer, which is all Redis can count. */
 	private void tell(KnownStates.Known owed, long permits) throws ScriptCaller.CallFailure {
-		List<RedisLimiter> limiter = List.of(this.transitions.limiter(PolicyTransitions.base(owed.policy)));
+		List<RedisLimiter> limiter = List.of(this.transitions.limiter(owed.policy.shared()));
 		List<String> client = List.of(RedisKeys.escape(owed.key));
 		long sent = this.calls.now();
 		ScriptCaller.done(this.calls.carryOver(client, limiter, sent, true));

@@ -22,7 +22,8 @@ import dev.ratelimit.core.testing.TestRedis;
 
 /**
  * Three stores on one real Redis, each on a Lettuce client of its own, admit together exactly what one store
- * admits, under a burst of 60 threads released at once, warm, newly opened and unwarmed.
+ * admits, under a burst of 60 threads released at once, warm, newly opened and unwarmed; and reserve exactly
+ * what one store reserves for requests that wait.
  */
 @ExtendWith(RedisExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -56,6 +57,14 @@ class RedisFleetIT {
 	@EnumSource(Algorithm.class)
 	void admitsExactlyTheLimitAcrossTheFleet(Algorithm algorithm) {
 		this.fleet.run(List.of(RateLimitPolicy.of("fleet", algorithm, 10, TEN_SECONDS)), 300, REPETITIONS);
+	}
+
+	/** Requests that may wait a window: the burst, then a window's permits reserved, and not one more. */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET" })
+	void reservesExactlyAWindowPastTheBurstAcrossTheFleet(Algorithm algorithm) {
+		this.fleet.run(List.of(RateLimitPolicy.of("fleet", algorithm, 10, TEN_SECONDS).withMaxWait(TEN_SECONDS)),
+				300, REPETITIONS);
 	}
 
 	@Test

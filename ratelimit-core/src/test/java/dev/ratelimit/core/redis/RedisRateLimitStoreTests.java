@@ -779,6 +779,23 @@ class RedisRateLimitStoreTests {
 			.containsExactly("2", "1");
 	}
 
+	/**
+	 * Without Redis nothing is reserved: a request that may wait is decided as any other, on what Redis last
+	 * said was left, and waits for nothing.
+	 */
+	@Test
+	void reservesNothingWithoutRedis() throws Exception {
+		List<Boolean> up = new CopyOnWriteArrayList<>(List.of(true));
+		RedisRateLimitStore store = fleetOf(1, up, 1, new ManualScheduler(new ManualTimeSource(0)));
+		RateLimiter limiter = store.limiter(RateLimitPolicy.of("two", Algorithm.GCRA, 2, Duration.ofSeconds(10)));
+		assertThat(limiter.decide("k").allowed()).isTrue();
+		up.set(0, false);
+		Decision last = limiter.acquire("k", Duration.ofSeconds(10));
+		assertThat(last.allowed()).isTrue();
+		assertThat(last.delayNanos()).isZero();
+		assertThat(limiter.acquire("k", Duration.ofSeconds(10)).allowed()).as("the one permit left taken").isFalse();
+	}
+
 	/** The decision calls the last {@link #fleetOfThree} store sent. */
 	private List<Call> decisionCalls() {
 		return this.redis.calls.stream()
@@ -795,10 +812,14 @@ class RedisRateLimitStoreTests {
 	}
 
 	private RedisRateLimitStore fleetOfThree(List<Boolean> up, long remaining, ManualScheduler scheduler) {
+		return fleetOf(3, up, remaining, scheduler);
+	}
+
+	private RedisRateLimitStore fleetOf(int instances, List<Boolean> up, long remaining, ManualScheduler scheduler) {
 		this.redis = new StubExecutor((call) -> !up.get(0)
 				? CompletableFuture.failedFuture(new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE,
 						"refused", null))
-				: call.sha1.equals(RedisScripts.get().fleet().sha1()) ? reply(3, 1_764_000_000, 0, 0, 0, 0)
+				: call.sha1.equals(RedisScripts.get().fleet().sha1()) ? reply(instances, 1_764_000_000, 0, 0, 0, 0)
 						: reply(1, remaining, 0, 60_000_000, 0, 0, 0, 0, 7));
 		RedisRateLimitStore store = RedisRateLimitStore.builder(this.redis)
 			.scheduler(scheduler)

@@ -58,7 +58,7 @@ class RedisScriptsTests {
 			int take = pieces.indexOf(RedisScripts.SECTIONS.get(1));
 			expected.append("\n['" + RedisScripts.fileName(algorithm) + "'] = function()\n")
 				.append(pieces, 0, decision)
-				.append("return function(key, limit, window, burst, cost, delay_after, now)\n")
+				.append("return function(key, limit, window, burst, cost, shaping, now)\n")
 				.append(pieces, decision, take)
 				.append("return allowed, function(allowed)\n")
 				.append(pieces.substring(take))

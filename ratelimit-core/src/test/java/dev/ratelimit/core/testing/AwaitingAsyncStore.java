@@ -1,8 +1,11 @@
 package dev.ratelimit.core.testing;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -60,6 +63,21 @@ public final class AwaitingAsyncStore implements RateLimitStore {
 			@Override
 			public Decision decide(String key, long permits) {
 				return decideAll(List.of(new KeyedPolicy(key, policy.withCost(permits)))).get(0);
+			}
+
+			@Override
+			public Decision acquire(String key, Duration maxWait) throws InterruptedException {
+				try {
+					return AwaitingAsyncStore.this.store.limiter(policy).acquireAsync(key, maxWait).join();
+				}
+				catch (CompletionException ex) {
+					throw (ex.getCause() instanceof RuntimeException cause) ? cause : ex;
+				}
+			}
+
+			@Override
+			public CompletableFuture<Decision> acquireAsync(String key, Duration maxWait) {
+				return AwaitingAsyncStore.this.store.limiter(policy).acquireAsync(key, maxWait);
 			}
 
 		};

@@ -38,8 +38,9 @@ final class LimitCatalogConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimiters rateLimiters(LimitCatalog catalog, RequestDecisions decisions, PolicyChanges changes) {
-		return new CatalogLimiters(catalog, decisions, changes);
+	RateLimiters rateLimiters(LimitCatalog catalog, RequestDecisions decisions, PolicyChanges changes,
+			TimeSource timeSource) {
+		return new CatalogLimiters(catalog, decisions, changes, timeSource);
 	}
 
 }

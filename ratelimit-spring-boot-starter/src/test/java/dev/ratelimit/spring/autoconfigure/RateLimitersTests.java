@@ -1,9 +1,11 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimiter;
@@ -87,6 +89,43 @@ class RateLimitersTests {
 			assertThat(limiter.tryAcquire("acme")).isFalse();
 			assertThatIllegalArgumentException().isThrownBy(() -> limiter.decide("initech", 11))
 				.withMessageContaining("more than the 10 permits the policy can ever hold");
+		});
+	}
+
+	@Test
+	void waitsForAPermitOnTheApplicationsClockOrRefusesAtOnce() {
+		this.runner.run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiters.class).limiter("partner-api");
+			assertThat(limiter.tryAcquire("acme", 2)).isTrue();
+			// the next permit is due in five seconds: a shorter wait is refused on this thread, taking nothing
+			Decision refused = limiter.acquire("acme", Duration.ofSeconds(4));
+			assertThat(refused.allowed()).isFalse();
+			assertThat(refused.retryAfterNanos()).isEqualTo(Duration.ofSeconds(1).toNanos());
+			CompletableFuture<Decision> waiting = limiter.acquireAsync("acme", Duration.ofSeconds(5));
+			assertThat(waiting).isNotDone();
+			assertThat(limiter.tryAcquire("acme")).as("a request that does not wait, behind the reservation")
+				.isFalse();
+			this.time.advance(Duration.ofSeconds(5).minusMillis(1));
+			assertThat(waiting).isNotDone();
+			this.time.advance(Duration.ofMillis(1));
+			assertThat(waiting).isCompletedWithValueMatching((decision) -> decision.allowed()
+					&& decision.delayNanos() == Duration.ofSeconds(5).toNanos());
+			assertThat(context.getBean(MeterRegistry.class)
+				.get("ratelimit.decisions")
+				.tags("policy", "partner-api", "outcome", "delayed")
+				.counter()
+				.count()).as("the reservation, as the requests a leaky bucket delays").isEqualTo(1);
+		});
+	}
+
+	@Test
+	void refusesAWaitUnderAnAlgorithmThatCannotReserve() {
+		this.runner.withPropertyValues("ratelimit.policies.partner-api.algorithm=fixed-window").run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiters.class).limiter("partner-api");
+			assertThatIllegalArgumentException().isThrownBy(() -> limiter.acquire("acme", Duration.ofSeconds(1)))
+				.withMessageContaining("only GCRA and TOKEN_BUCKET reserve permits");
+			assertThat(limiter.acquireAsync("acme", Duration.ofSeconds(1))).isCompletedExceptionally();
+			assertThat(limiter.acquire("acme", Duration.ZERO).allowed()).isTrue();
 		});
 	}
 

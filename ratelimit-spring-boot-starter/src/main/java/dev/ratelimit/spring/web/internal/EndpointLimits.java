@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.web.internal;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -56,13 +57,15 @@ public record EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shado
 	}
 
 	/**
-	 * Returns the {@code index}-th policy at the cost of {@code request}.
+	 * Returns the {@code index}-th policy at the cost of {@code request}, and with its wait.
 	 * @throws RequestCost.InvalidCost if the request's cost is not one the policy can take
 	 */
 	RateLimitPolicy policy(int index, LimitedRequest request, Map<String, String> uriVariables) {
 		RequestCost cost = this.costs.get(index);
 		RateLimitPolicy policy = this.policies.get(index);
-		return (cost != null) ? cost.policy(policy, request, uriVariables) : policy;
+		RateLimitPolicy costed = (cost != null) ? cost.policy(policy, request, uriVariables) : policy;
+		Duration maxWait = request.maxWait();
+		return maxWait.isZero() ? costed : costed.withMaxWait(maxWait);
 	}
 
 	/**

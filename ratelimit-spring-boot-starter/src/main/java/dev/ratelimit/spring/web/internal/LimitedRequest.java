@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.web.internal;
 
 import java.security.Principal;
+import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
@@ -35,6 +36,14 @@ public interface LimitedRequest {
 
 	/** The web stack's own request, as SpEL expressions read it under {@code #request}. */
 	Object unwrap();
+
+	/**
+	 * How long the request may wait for its permits, which its limits then reserve for it: only code asks for a
+	 * wait; a request of the web and a call of a limited method never wait.
+	 */
+	default Duration maxWait() {
+		return Duration.ZERO;
+	}
 
 	/**
 	 * The value of the method argument named {@code name}, for a call of a limited bean method; null for a web

@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.web.internal;
 
 import java.security.Principal;
+import java.time.Duration;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -31,6 +32,8 @@ public final class MethodCall implements LimitedRequest {
 
 	private final @Nullable Principal principal;
 
+	private final Duration maxWait;
+
 	/**
 	 * Creates the call.
 	 * @param name what the call is of, as log lines name it
@@ -39,10 +42,24 @@ public final class MethodCall implements LimitedRequest {
 	 * @param principal the authenticated user of the calling context, or null
 	 */
 	MethodCall(String name, List<String> names, @Nullable Object[] arguments, @Nullable Principal principal) {
+		this(name, names, arguments, principal, Duration.ZERO);
+	}
+
+	/**
+	 * Creates a call that may wait up to {@code maxWait} for its permits, as code asks.
+	 * @param name what the call is of, as log lines name it
+	 * @param names its parameters' names
+	 * @param arguments its arguments, in the parameters' order
+	 * @param principal the authenticated user of the calling context, or null
+	 * @param maxWait how long the call may wait for its permits
+	 */
+	MethodCall(String name, List<String> names, @Nullable Object[] arguments, @Nullable Principal principal,
+			Duration maxWait) {
 		this.name = name;
 		this.names = names;
 		this.arguments = arguments;
 		this.principal = principal;
+		this.maxWait = maxWait;
 	}
 
 	@Override
@@ -83,6 +100,11 @@ public final class MethodCall implements LimitedRequest {
 	@Override
 	public Object unwrap() {
 		return this.name;
+	}
+
+	@Override
+	public Duration maxWait() {
+		return this.maxWait;
 	}
 
 	@Override
