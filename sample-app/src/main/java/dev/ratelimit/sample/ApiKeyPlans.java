@@ -10,8 +10,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * Puts each client on the plan of its API key, as the application's own records would: a request without a
- * key is on {@code free}, one with a key the application does not know on none, so it gets the declaration's
- * own limits.
+ * key is on {@code free}; one with a key the application does not know is not recognised, and shares its
+ * address' quota under the declaration's own limits with every key its address invents.
  */
 @Component
 public class ApiKeyPlans implements PlanResolver {

@@ -327,6 +327,21 @@ abstract class AbstractSampleIT {
 	}
 
 	@Test
+	void sharesOneQuotaAmongEveryKeyAnAddressInvents() {
+		LoopbackClient client = new LoopbackClient("127.0.0.2", this.port);
+		int allowed = 0;
+		for (int i = 0; i < 30; i++) {
+			LoopbackClient.Response response = client.get("/demo/plan", "X-Api-Key", "made-up-" + i);
+			assertThat(response.header("RateLimit-Policy")).isEqualTo("\"plan\";q=3;w=10");
+			allowed += (response.status() == 200) ? 1 : 0;
+		}
+		assertThat(allowed).as("a new made-up key each time buys nothing").isEqualTo(3);
+		assertThat(new LoopbackClient("127.0.0.3", this.port).get("/demo/plan", "X-Api-Key", "made-up-0").status())
+			.as("another address' quota").isEqualTo(200);
+		assertThat(client.get("/demo/plan", "X-Api-Key", "free-key").status()).as("a key on its plan").isEqualTo(200);
+	}
+
+	@Test
 	void putsEachAddressWithoutAKeyOnAFreeQuotaOfItsOwn() {
 		LoopbackClient first = new LoopbackClient("127.0.0.2", this.port);
 		LoopbackClient second = new LoopbackClient("127.0.0.3", this.port);

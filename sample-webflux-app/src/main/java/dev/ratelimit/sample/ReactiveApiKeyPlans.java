@@ -10,8 +10,8 @@ import org.springframework.web.server.ServerWebExchange;
 
 /**
  * Puts each client on the plan of its API key, as the Spring MVC sample's {@code ApiKeyPlans} does: a request
- * without a key is on {@code free}, one with a key the application does not know on none, so it gets the
- * declaration's own limits.
+ * without a key is on {@code free}; one with a key the application does not know is not recognised (empty), and
+ * shares its address' quota under the declaration's own limits with every key its address invents.
  */
 @Component
 public class ReactiveApiKeyPlans implements ReactivePlanResolver {

@@ -10,7 +10,9 @@ import org.springframework.web.server.ServerWebExchange;
  * {@link dev.ratelimit.spring.PlanResolver}, of which the application has one bean.
  * <p>
  * Derive the plan from what the application trusts, such as the authenticated principal or an API key it has
- * looked up, not from a header the client could set to any plan. It must never block.
+ * looked up, not from a header the client could set to any plan. As there, an empty {@code Mono} is a client the
+ * application does not recognise, keyed by its address under the declaration's own limits, and
+ * {@link dev.ratelimit.spring.PlanResolver#NO_PLAN} a recognised client on them. It must never block.
  */
 @FunctionalInterface
 public interface ReactivePlanResolver {
@@ -18,7 +20,8 @@ public interface ReactivePlanResolver {
 	/**
 	 * Returns the plan of {@code exchange}.
 	 * @param exchange the exchange being limited
-	 * @return the plan, or an empty {@code Mono} for the declaration's own limits
+	 * @return the plan; {@link dev.ratelimit.spring.PlanResolver#NO_PLAN} for the declaration's own limits; an
+	 * empty {@code Mono} for a client the application does not recognise
 	 */
 	Mono<String> resolve(ServerWebExchange exchange);
 

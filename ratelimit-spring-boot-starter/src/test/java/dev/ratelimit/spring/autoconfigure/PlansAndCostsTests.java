@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.spring.PlanResolver;
+import dev.ratelimit.spring.changes.internal.PolicyChanges;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.RateLimited.Plan;
 import dev.ratelimit.spring.observability.internal.MicrometerRateLimitMetrics;
@@ -114,6 +115,38 @@ class PlansAndCostsTests {
 		});
 	}
 
+	/**
+	 * Keyed by an API key the client sends, of which the application knows one: every key it does not recognise
+	 * shares the client address' quota, so that inventing keys buys nothing.
+	 */
+	@Test
+	void keysARequestTheResolverDoesNotRecogniseByItsAddress() {
+		new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
+					RateLimitWebMvcAutoConfiguration.class, WebMvcAutoConfiguration.class))
+			.withBean(ManualTimeSource.class, () -> this.time)
+			.withBean(PlanResolver.class,
+					() -> (request) -> "known".equals(request.getHeader("X-Api-Key")) ? PlanResolver.NO_PLAN : null)
+			.withUserConfiguration(ApiKeyController.class)
+			.run((context) -> {
+				MockMvcTester mvc = MockMvcTester.from(context);
+				assertThat(mvc.get().uri("/keyed").header("X-Api-Key", "made-up-1")).hasStatusOk();
+				assertThat(mvc.get().uri("/keyed").header("X-Api-Key", "made-up-2"))
+					.hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+				assertThat(mvc.get().uri("/keyed")).as("no key: the address' quota too")
+					.hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+				assertThat(mvc.get().uri("/keyed").header("X-Api-Key", "known")).as("a quota of its own")
+					.hasStatusOk();
+				assertThat(mvc.get().uri("/keyed").header("X-Api-Key", "known"))
+					.hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+				// a runtime change applies to the address' quota as to any
+				context.getBean(PolicyChanges.class).change("keyed", 3L, null, null);
+				assertThat(mvc.get().uri("/keyed").header("X-Api-Key", "made-up-3")).hasStatusOk()
+					.headers()
+					.hasValue("RateLimit-Policy", "\"keyed\";q=3;w=10");
+			});
+	}
+
 	@Test
 	void tagsTheMetricsWithThePlan() {
 		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run((context) -> {
@@ -215,6 +248,18 @@ class PlansAndCostsTests {
 			count++;
 		}
 		return count;
+	}
+
+	@RestController
+	static class ApiKeyController {
+
+		@GetMapping("/keyed")
+		@RateLimited(limit = 1, window = "10s", key = "header:X-Api-Key", name = "keyed",
+				plans = @Plan(name = "pro", limit = 4))
+		String keyed() {
+			return "keyed";
+		}
+
 	}
 
 	@RestController

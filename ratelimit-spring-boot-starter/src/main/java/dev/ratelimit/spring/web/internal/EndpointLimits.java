@@ -51,9 +51,12 @@ public record EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shado
 				List.copyOf(resolvers), Stack.of(policies, shadow, false), Stack.of(policies, shadow, true));
 	}
 
-	/** Returns the limits of the plan of {@code request}: these, unless the endpoint has plans. */
-	EndpointLimits forPlanOf(LimitedRequest request) {
-		return (this.plans != null) ? this.plans.select(request, this) : this;
+	/**
+	 * Returns the limits of the plan of {@code request}, as {@code current} says they are in force now: these,
+	 * unless the endpoint has plans.
+	 */
+	EndpointLimits forPlanOf(LimitedRequest request, CurrentLimits current) {
+		return (this.plans != null) ? this.plans.select(request, this, current) : current.current(this);
 	}
 
 	/**
@@ -101,6 +104,17 @@ public record EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shado
 	public EndpointLimits withPolicies(List<RateLimitPolicy> policies) {
 		return new EndpointLimits(policies, this.shadow, this.origins, this.keySpecs, this.keys, this.address,
 				this.exemption, this.counted, this.plan, this.plans, this.costs, this.resolvers);
+	}
+
+	/**
+	 * Returns these limits with every policy keyed by the client's address, for a client its plan resolver does
+	 * not recognise.
+	 */
+	EndpointLimits underClientAddress() {
+		KeySource address = KeySource.clientAddress(this.address);
+		return new EndpointLimits(this.policies, this.shadow, this.origins,
+				Collections.nCopies(this.keySpecs.size(), KeySource.IP), Collections.nCopies(this.keys.size(), address),
+				this.address, this.exemption, this.counted, this.plan, null, this.costs, this.resolvers);
 	}
 
 	/** Returns these limits with the limits of each plan. */

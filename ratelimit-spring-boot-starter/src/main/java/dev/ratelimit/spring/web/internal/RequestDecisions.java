@@ -173,7 +173,7 @@ public final class RequestDecisions {
 			this.metrics.exempt(limits.policies());
 			return new Run(request, match, limits, Verdict.EXEMPT);
 		}
-		Run run = new Run(request, match, this.current.current(limits.forPlanOf(request)), null);
+		Run run = new Run(request, match, limits.forPlanOf(request, this.current), null);
 		try {
 			run.keyed = keyed(run, run.enforced);
 		}
@@ -347,7 +347,7 @@ public final class RequestDecisions {
 				}
 			}
 			if (key == null) {
-				key = Keys.safe(this.unresolvedKeys.key(run.request, run.match, i));
+				key = Keys.safe(this.unresolvedKeys.key(run.request, limits, run.match.uriVariables(), i));
 			}
 			keys[i] = key;
 			keyed.add(new KeyedPolicy(key, limits.policy(i, run.request, run.match.uriVariables())));

@@ -27,10 +27,9 @@ public final class UnresolvedKeys {
 	}
 
 	/** The key of the endpoint's {@code index}-th policy. */
-	String key(LimitedRequest request, LimitCatalog.Match match, int index) {
-		EndpointLimits limits = match.limits();
+	String key(LimitedRequest request, EndpointLimits limits, Map<String, String> uriVariables, int index) {
 		try {
-			return limits.keys().get(index).key(request, match.uriVariables());
+			return limits.keys().get(index).key(request, uriVariables);
 		}
 		catch (RuntimeException ex) {
 			this.warnings.computeIfAbsent(limits, (key) -> new ThrottledWarning(logger, this.time))
