@@ -21,7 +21,7 @@ Calling convention:
   ARGV[1]  now in microseconds, or "" to use Redis TIME
   then six values per policy, in the order of KEYS:
            algorithm (a script's file name without .lua), limit, window in microseconds, burst, cost,
-           queued requests that pass without waiting (leaky bucket; "" = 0)
+           shaping, as ARGV[6] of the standalone scripts ("" = 0)
   ARGV[2 + 6n], n = #KEYS: optional, the Redis TIME in microseconds after which the caller no longer
            waits; a call run later changes nothing and fails with an error starting "LATE"
   ARGV[3 + 6n]: optional, "peek" to take nothing and reply as to a request that another limit refused,
