@@ -471,8 +471,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 * Sets whether the store denies a request locally, without calling Redis, while a denial that Redis
 		 * gave to the same request still holds (on by default). Redis' reply would be the same: a denied
 		 * request takes nothing, and every other request of its policies is denied as well meanwhile. Only
-		 * Redis' own denials are kept, never an admission or a failure policy's decision; see
-		 * {@link RedisRateLimitStore#forget(String)} for a reset.
+		 * Redis' own denials are kept, never an admission or a failure policy's decision, and a
+		 * {@link RedisRateLimitStore#reset(String, RateLimitPolicy) reset} forgets them on every instance.
 		 * @param enabled whether denials are kept
 		 * @return this builder
 		 */

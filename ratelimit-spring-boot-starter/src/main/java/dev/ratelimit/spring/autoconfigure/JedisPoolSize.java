@@ -54,7 +54,7 @@ record JedisPoolSize(int size, @Nullable String warning) {
 	private static int applicationPoolSize(JedisClientConfiguration client) {
 		return client.getPoolConfig()
 			.filter((pool) -> client.isUsePooling())
-			.map(GenericObjectPoolConfig::getMaxTotal)
+			.map((pool) -> pool.getMaxTotal())
 			.filter((maxTotal) -> maxTotal > 0)
 			.orElse(GenericObjectPoolConfig.DEFAULT_MAX_TOTAL);
 	}

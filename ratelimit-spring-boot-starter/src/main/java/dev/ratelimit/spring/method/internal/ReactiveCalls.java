@@ -36,7 +36,6 @@ final class ReactiveCalls {
 	private ReactiveCalls() {
 	}
 
-	@SuppressWarnings("unchecked")
 	static @Nullable Object decide(MethodInvocation invocation, LimitedMethod limited, RequestDecisions decisions,
 			Class<?> returns) throws Throwable {
 		ReactiveAdapter adapter = Objects
@@ -45,7 +44,7 @@ final class ReactiveCalls {
 		if (returned == null) {
 			return null;
 		}
-		Publisher<Object> publisher = (Publisher<Object>) adapter.toPublisher(returned);
+		Publisher<Object> publisher = adapter.toPublisher(returned);
 		@Nullable Object[] arguments = invocation.getArguments();
 		Mono<RequestDecisions.Verdict> verdict = principal(limited)
 			.flatMap((user) -> verdict(decisions, limited, arguments, user.orElse(null)));

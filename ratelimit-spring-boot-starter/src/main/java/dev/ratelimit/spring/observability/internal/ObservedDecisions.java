@@ -54,13 +54,17 @@ public final class ObservedDecisions implements DecisionObserver {
 		DecisionContext context = new DecisionContext();
 		Observation observation = start(context, policies);
 		CompletionStage<List<Decision>> decisions;
-		try (Observation.Scope scope = observation.openScope()) {
+		Observation.Scope scope = observation.openScope();
+		try {
 			decisions = decision.get();
 		}
 		catch (RuntimeException ex) {
 			observation.error(ex);
 			observation.stop();
 			throw ex;
+		}
+		finally {
+			scope.close();
 		}
 		return decisions.whenComplete((decided, ex) -> {
 			if (ex != null) {

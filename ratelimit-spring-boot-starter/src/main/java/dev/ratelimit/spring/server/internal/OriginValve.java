@@ -8,7 +8,8 @@ import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ValveBase;
 
 /**
- * Records what the connection delivered, as a {@link ClientAddresses.Origin} request attribute, before Tomcat's
+ * Records what the connection delivered, as a
+ * {@link dev.ratelimit.spring.web.internal.ClientAddresses.Origin} request attribute, before Tomcat's
  * {@code RemoteIpValve} (which {@code server.forward-headers-strategy=native} adds) replaces the remote address
  * and consumes {@code X-Forwarded-For}: the first valve of the engine, on Spring MVC and on WebFlux alike, so
  * that rate limiting reads the socket peer and the headers as received, and trusts only the proxies it was told
