@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 
 import org.openjdk.jmh.profile.GCProfiler;
@@ -303,13 +302,17 @@ final class InMemorySection {
 			return of(result, scenario);
 		}
 
+		/** The score of a secondary result of the run, or NaN if the run has none of that name. */
+		private static double secondary(RunResult result, String name) {
+			Result<?> secondary = result.getSecondaryResults().get(name);
+			return (secondary != null) ? secondary.getScore() : Double.NaN;
+		}
+
 		static Row of(RunResult result, String scenario) {
 			var params = result.getParams();
 			Result<?> primary = result.getPrimaryResult();
-			Map<String, Result> secondary = result.getSecondaryResults();
-			double denied = secondary.containsKey("denied") ? secondary.get("denied").getScore() : Double.NaN;
-			double alloc = secondary.containsKey("gc.alloc.rate.norm")
-					? secondary.get("gc.alloc.rate.norm").getScore() : Double.NaN;
+			double denied = secondary(result, "denied");
+			double alloc = secondary(result, "gc.alloc.rate.norm");
 			String load = params.getParam("load");
 			return new Row(scenario, (load != null) ? Load.valueOf(load) : Load.ALLOWED, params.getParam("contender"),
 					primary.getScore(), primary.getScoreError(), denied / primary.getScore(), alloc);

@@ -165,7 +165,7 @@ final class RedisContender implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		String sha = redis.getStatefulConnection().sync().scriptLoad(script);
+		String sha = redis.scriptLoad(script).toCompletableFuture().join();
 		return (key, bytes) -> {
 			RedisFuture<?> reply = floor.equals(FLOOR_PING) ? redis.ping()
 					: redis.evalsha(sha, ScriptOutputType.MULTI, "ratelimit:{" + key + "}:floor");
@@ -187,9 +187,14 @@ final class RedisContender implements AutoCloseable {
 	}
 
 	@Override
-	public void close() throws Exception {
+	public void close() {
 		for (AutoCloseable resource : this.resources) {
-			resource.close();
+			try {
+				resource.close();
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("Cannot close a client of " + this, ex);
+			}
 		}
 	}
 

@@ -250,7 +250,9 @@ public final class ShapingCheck {
 		private static void awaitListening(int port, Process process, Path home) throws Exception {
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 			while (true) {
-				try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+				try {
+					// connected: nginx listens
+					new Socket(InetAddress.getLoopbackAddress(), port).close();
 					return;
 				}
 				catch (IOException ex) {
@@ -281,11 +283,17 @@ public final class ShapingCheck {
 		}
 
 		@Override
-		public void close() throws Exception {
+		public void close() throws IOException {
 			// SIGTERM: nginx's fast shutdown
 			this.process.destroy();
-			if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+			try {
+				if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+					this.process.destroyForcibly();
+				}
+			}
+			catch (InterruptedException ex) {
 				this.process.destroyForcibly();
+				Thread.currentThread().interrupt();
 			}
 			try (Stream<Path> files = Files.walk(this.home)) {
 				for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {

@@ -27,6 +27,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * later time would be caught. The scenarios are small on purpose: a limit of 2 per second, clock steps of a
  * quarter second, so that allowed and denied requests and window changes all occur.
  */
+// Lincheck's @Param still names its generators by class, IntGen among them, which it marks deprecated
+@SuppressWarnings("deprecation")
 class InMemoryLinearizabilityTests {
 
 	private static final long LIMIT = 2;

@@ -74,6 +74,8 @@ class RedisAsyncFaultIT {
 	}
 
 	@BeforeAll
+	// the log recorder only keeps the failure's lines out of the output while the store fails
+	@SuppressWarnings("try")
 	void loadTheFailurePath() throws Exception {
 		// the JVM's first timeout also loads the classes of the failure path: not what the bound is about
 		try (LogRecorder log = LogRecorder.record(RedisRateLimitStore.class.getName());

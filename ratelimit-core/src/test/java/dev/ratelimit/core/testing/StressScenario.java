@@ -124,6 +124,8 @@ public final class StressScenario implements AutoCloseable {
 	 * @param policy the policy, of {@link #LIMIT} per hour
 	 * @param label names the clients in the printed line
 	 */
+	// the log recorder only keeps the failure policy's stack traces out of the output
+	@SuppressWarnings("try")
 	public void run(Fault fault, RateLimitPolicy policy, String label) {
 		long alone = FleetScenario.referenceAllowed(List.of(policy), REQUESTS);
 		List<Outcome> outcomes = new ArrayList<>();

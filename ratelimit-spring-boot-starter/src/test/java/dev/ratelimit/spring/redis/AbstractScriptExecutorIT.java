@@ -18,6 +18,7 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.jspecify.annotations.Nullable;
@@ -114,8 +115,9 @@ abstract class AbstractScriptExecutorIT {
 	static RedisStandaloneConfiguration standalone(TestRedis redis) {
 		RedisURI uri = RedisURI.create(redis.uri());
 		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(uri.getHost(), uri.getPort());
-		if (uri.getPassword() != null) {
-			configuration.setPassword(uri.getPassword());
+		RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials().block();
+		if (credentials != null && credentials.hasPassword()) {
+			configuration.setPassword(credentials.getPassword());
 		}
 		return configuration;
 	}

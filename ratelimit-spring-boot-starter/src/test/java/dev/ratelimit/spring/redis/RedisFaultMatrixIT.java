@@ -426,10 +426,15 @@ class RedisFaultMatrixIT {
 		}
 
 		@Override
-		public void close() throws Exception {
+		public void close() {
 			this.stores.forEach(RedisRateLimitStore::close);
 			for (AutoCloseable client : this.clients) {
-				client.close();
+				try {
+					client.close();
+				}
+				catch (Exception ex) {
+					throw new IllegalStateException("Cannot close a client of the fleet", ex);
+				}
 			}
 			this.threads.shutdownNow();
 		}

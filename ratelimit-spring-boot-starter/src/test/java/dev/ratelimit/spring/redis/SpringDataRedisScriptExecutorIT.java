@@ -54,6 +54,8 @@ class SpringDataRedisScriptExecutorIT extends AbstractScriptExecutorIT {
 	}
 
 	@Test
+	// the silent socket is closed early on purpose, and again by the try statement
+	@SuppressWarnings("try")
 	void keepsNoCallerWaitingLongerThanTheMaximumWaitForAConnectionThatDoesNotOpen() throws Exception {
 		// a server that accepts connections, through its backlog, but never answers Lettuce's handshake
 		try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
