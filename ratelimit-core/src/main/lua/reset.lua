@@ -1,5 +1,5 @@
 --[[
-Reset: a client back to its full quota under one policy, as if never seen.
+Reset: a client back to its full quota under one policy, as if never seen, and no longer under a penalty.
 
   KEYS     the client's state keys under the policy and under the policies it changed from, whose permits
            would otherwise be carried over again; all of one client, so one slot in a cluster
@@ -16,5 +16,7 @@ for _, key in ipairs(KEYS) do
 end
 for _, key in ipairs(KEYS) do
   release(key, ttl)
+  -- a reset lifts a penalty too
+  redis.call('DEL', key .. PENALTY)
 end
 return { redis.call('DEL', unpack(KEYS)) }

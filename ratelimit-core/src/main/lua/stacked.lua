@@ -32,6 +32,9 @@ Calling convention:
   ARGV[4 + 6n]: optional, as ARGV[8] of the standalone scripts, one character per key
   ARGV[5 + 6n]: to a "restore", how long, in ms, each restored state is marked restored, so that the other
            callers that expect it tell what they heard as well (time.lua)
+  ARGV[6 + 6n]: optional, each policy's penalty in microseconds, comma-separated in the order of KEYS: a
+           policy that refuses the request by itself refuses its client for that long, whatever it would
+           decide meanwhile, with the rest of the penalty as the retry-after, and takes nothing from it
 Returns: nine integers per policy, in the order of KEYS, as the standalone scripts return them; to a
 "restore", the permits each state had left before it.
 ]]
@@ -67,20 +70,48 @@ if ARGV[3 + 6 * #KEYS] == 'restore' then
   return left
 end
 
-local finish = {}
-local allowed = ARGV[3 + 6 * #KEYS] ~= 'peek'
+local penalties = {}
+local listed = ARGV[6 + 6 * #KEYS]
+if listed ~= nil and listed ~= '' then
+  for value in string.gmatch(listed, '[^,]+') do
+    penalties[#penalties + 1] = tonumber(value) or invalid(6 + 6 * #KEYS, 'penalties')
+  end
+end
+
+local finish, blocked = {}, {}
+local peek = ARGV[3 + 6 * #KEYS] == 'peek'
+local allowed = not peek
 for i, key in ipairs(KEYS) do
   local base = 1 + (i - 1) * 6
+  local penalty = penalties[i] or 0
   local admitted
   admitted, finish[i] = decider(base + 1)(key, tonumber(ARGV[base + 2]) or invalid(base + 2, 'limit'),
     tonumber(ARGV[base + 3]) or invalid(base + 3, 'window'), tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
     tonumber(ARGV[base + 5]) or invalid(base + 5, 'cost'), read_shaping(base + 6), now)
+  if penalty > 0 then
+    local until_at = tonumber(redis.call('GET', key .. PENALTY))
+    if until_at ~= nil and until_at > now then
+      blocked[i], admitted = until_at - now, false
+    elseif not admitted and not peek then
+      -- refused by this policy itself: the penalty starts
+      redis.call('SET', key .. PENALTY, now + penalty, 'PX', ttl_ms(penalty))
+      blocked[i] = penalty
+    end
+  end
   allowed = allowed and admitted
 end
 
 local reply = {}
 for i = 1, #KEYS do
-  for _, value in ipairs(finish[i](allowed)) do
+  local values = finish[i](allowed)
+  if blocked[i] then
+    -- refused for the rest of the penalty, in whole microseconds
+    values[1], values[2], values[3], values[5], values[6], values[8] = 0, 0, blocked[i], 0, 0, 0
+    if values[4] < blocked[i] then
+      values[4], values[7] = blocked[i], 0
+    end
+  end
+  for _, value in ipairs(values) do
     reply[#reply + 1] = value
   end
 end

@@ -18,8 +18,9 @@ end
 
 -- Suffixes of the marks beside a state key, in its slot: a state deleted on purpose (a reset, a give-back that
 -- left it full, a carry-over) is marked released for as long as it would have lived (release.lua); a state that
--- Redis had lost and a caller restored is marked restored for a short while (stacked.lua).
-local RELEASED, RESTORED = '!released', '!restored'
+-- Redis had lost and a caller restored is marked restored for a short while (stacked.lua). A client under a
+-- policy's penalty has a mark holding the instant, in microseconds, until which it is refused (stacked.lua).
+local RELEASED, RESTORED, PENALTY = '!released', '!restored', '!penalty'
 
 -- The instant of the decision, in microseconds: ARGV[now_index], or Redis TIME when it is "". A call that
 -- reaches Redis after ARGV[deadline_index], the Redis TIME at which its caller stopped waiting (Redis was paused

@@ -30,9 +30,13 @@ import java.util.regex.Pattern;
  * at most the window. Such a request reserves them: it is allowed at once with {@link Decision#delayNanos()} the
  * wait before it may go ahead, and the requests after it queue behind it; if the wait would be longer it is
  * refused at once. {@link Duration#ZERO} for a request that never waits.
+ * @param penalty how long a key is refused once this policy refused one of its requests, whatever the algorithm
+ * would say meanwhile: every request of the key is refused, with the rest of the penalty as its retry-after,
+ * and takes nothing, so that its quota refills. {@link Duration#ZERO} for a key refused only while it is over
+ * the limit.
  */
 public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration window, long burst, long cost,
-		long delayAfter, Duration maxWait) {
+		long delayAfter, Duration maxWait, Duration penalty) {
 
 	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:-]{1,100}");
 
@@ -40,6 +44,9 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	private static final long MAX_EXACT = 1L << 53;
 
 	private static final long MAX_SLIDING_LOG_LIMIT = 100_000;
+
+	/** The longest penalty: a key refused for longer is better removed from the application altogether. */
+	private static final Duration MAX_PENALTY = Duration.ofDays(365);
 
 	private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d{1,18})\\s*(ms|s|m|h|d)");
 
@@ -89,6 +96,11 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 					+ ", but only LEAKY_BUCKET delays requests");
 		}
 		checkMaxWait(name, algorithm, limit, window, capacity, cost, maxWait);
+		Objects.requireNonNull(penalty, "penalty must not be null");
+		if (penalty.isNegative() || penalty.getNano() % 1000 != 0 || penalty.compareTo(MAX_PENALTY) > 0) {
+			throw new IllegalArgumentException("penalty of policy '" + name + "' must be a whole number of "
+					+ "microseconds between zero and " + MAX_PENALTY.toDays() + " days, was " + penalty);
+		}
 	}
 
 	/**
@@ -103,7 +115,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration window, long burst, long cost,
 			long delayAfter) {
-		this(name, algorithm, limit, window, burst, cost, delayAfter, Duration.ZERO);
+		this(name, algorithm, limit, window, burst, cost, delayAfter, Duration.ZERO, Duration.ZERO);
 	}
 
 	/**
@@ -126,7 +138,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public RateLimitPolicy withBurst(long burst) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, burst, this.cost,
-				this.delayAfter, this.maxWait);
+				this.delayAfter, this.maxWait, this.penalty);
 	}
 
 	/**
@@ -136,7 +148,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public RateLimitPolicy withCost(long cost) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, cost,
-				this.delayAfter, this.maxWait);
+				this.delayAfter, this.maxWait, this.penalty);
 	}
 
 	/**
@@ -146,7 +158,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public RateLimitPolicy withDelayAfter(long delayAfter) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, this.cost,
-				delayAfter, this.maxWait);
+				delayAfter, this.maxWait, this.penalty);
 	}
 
 	/**
@@ -159,7 +171,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public RateLimitPolicy withMaxWait(Duration maxWait) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, this.cost,
-				this.delayAfter, maxWait);
+				this.delayAfter, maxWait, this.penalty);
 	}
 
 	/**
@@ -170,7 +182,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	public RateLimitPolicy shared() {
 		return (this.cost == 1 && this.maxWait.isZero()) ? this
 				: new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, 1,
-						this.delayAfter, Duration.ZERO);
+						this.delayAfter, Duration.ZERO, this.penalty);
 	}
 
 	/**
@@ -179,6 +191,26 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public long maxWaitMicros() {
 		return micros(this.maxWait);
+	}
+
+	/**
+	 * Returns a copy of this policy that refuses a key for {@code penalty} once it refused one of its requests.
+	 * @param penalty how long a refused key stays refused, zero for none
+	 * @return the new policy
+	 * @throws IllegalArgumentException if {@code penalty} is negative, not a whole number of microseconds, or
+	 * longer than a year
+	 */
+	public RateLimitPolicy withPenalty(Duration penalty) {
+		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, this.cost,
+				this.delayAfter, this.maxWait, penalty);
+	}
+
+	/**
+	 * Returns how long a refused key stays refused, in microseconds.
+	 * @return the penalty in microseconds
+	 */
+	public long penaltyMicros() {
+		return micros(this.penalty);
 	}
 
 	/**

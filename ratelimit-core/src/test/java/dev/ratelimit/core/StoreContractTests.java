@@ -295,6 +295,78 @@ public abstract class StoreContractTests {
 	}
 
 	/**
+	 * A policy with a penalty refuses a key for the penalty once it refused one of its requests, whatever its
+	 * algorithm would say meanwhile, and takes nothing from it.
+	 */
+	@Nested
+	class Penalties {
+
+		private static final Duration MINUTE = Duration.ofMinutes(1);
+
+		@ParameterizedTest
+		@EnumSource(Algorithm.class)
+		void refusesAKeyForThePenaltyOnceItWentOver(Algorithm algorithm) {
+			ManualTimeSource clock = new ManualTimeSource();
+			RateLimitStore store = createStore(clock);
+			RateLimiter limiter = store.limiter(penalised(algorithm));
+			int allowed = overLimit(limiter, "k");
+			Decision refused = limiter.decide("k");
+			assertThat(refused.allowed()).isFalse();
+			assertThat(refused.remaining()).isZero();
+			assertThat(refused.retryAfterNanos()).as("the rest of the penalty").isEqualTo(MINUTE.toNanos());
+			// a window later the quota is back, but the key is still refused, the penalty not extended
+			clock.advance(TEN_SECONDS.multipliedBy(2));
+			assertThat(limiter.decide("k").retryAfterNanos()).isEqualTo(MINUTE.minusSeconds(20).toNanos());
+			assertThat(limiter.tryAcquire("k")).isFalse();
+			assertThat(limiter.tryAcquire("other")).as("another key").isTrue();
+			assertThat(store.inspect("k", penalised(algorithm)).retryAfterNanos())
+				.isEqualTo(MINUTE.minusSeconds(20).toNanos());
+			clock.advance(MINUTE.minusSeconds(20));
+			assertThat(overLimit(limiter, "k")).as("the whole quota after the penalty").isEqualTo(allowed);
+		}
+
+		@Test
+		void aResetLiftsThePenalty() {
+			ManualTimeSource clock = new ManualTimeSource();
+			RateLimitStore store = createStore(clock);
+			RateLimiter limiter = store.limiter(penalised(Algorithm.FIXED_WINDOW));
+			overLimit(limiter, "k");
+			store.reset("k", penalised(Algorithm.FIXED_WINDOW));
+			assertThat(limiter.tryAcquire("k")).isTrue();
+		}
+
+		@Test
+		void aRequestAnotherPolicyRefusesStartsNoPenalty() {
+			ManualTimeSource clock = new ManualTimeSource();
+			RateLimitStore store = createStore(clock);
+			RateLimitPolicy tight = RateLimitPolicy.of("tight", Algorithm.FIXED_WINDOW, 1, TEN_SECONDS);
+			List<RateLimitPolicy> stack = List.of(tight, penalised(Algorithm.GCRA));
+			assertThat(store.decideAll("k", stack)).allMatch(Decision::allowed);
+			List<Decision> refused = store.decideAll("k", stack);
+			assertThat(refused).noneMatch(Decision::allowed);
+			assertThat(refused.get(1).retryAfterNanos()).as("not the penalised policy's refusal").isZero();
+			clock.advance(TEN_SECONDS);
+			assertThat(store.decideAll("k", stack)).allMatch(Decision::allowed);
+		}
+
+		/** Two per ten seconds, and a minute's penalty. */
+		private RateLimitPolicy penalised(Algorithm algorithm) {
+			return RateLimitPolicy.of("penalised", algorithm, 2, TEN_SECONDS).withPenalty(MINUTE);
+		}
+
+		/** Takes every permit of the key, then has one request refused; returns how many were allowed. */
+		private static int overLimit(RateLimiter limiter, String key) {
+			int allowed = 0;
+			while (limiter.decide(key).allowed()) {
+				allowed++;
+				assertThat(allowed).as("allowed before the limit").isLessThan(10);
+			}
+			return allowed;
+		}
+
+	}
+
+	/**
 	 * Requests that wait for their permits: {@link RateLimiter#acquire(String, Duration)} reserves them and
 	 * returns once they are due on the store's clock, or refuses at once.
 	 */

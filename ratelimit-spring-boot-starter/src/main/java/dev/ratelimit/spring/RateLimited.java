@@ -80,6 +80,16 @@ public @interface RateLimited {
 	boolean noDelay() default false;
 
 	/**
+	 * How long a client stays refused once this limit refused it, such as {@code "60s"}, whatever its quota says
+	 * meanwhile: every request is answered 429 with the rest of the penalty as its {@code Retry-After}, and takes
+	 * nothing, so that the quota is full again when the penalty ends. Empty, the default, refuses a client only
+	 * while it is over the limit. The Actuator's reset lifts a penalty; in shadow mode it is reported, never
+	 * applied.
+	 * @return the penalty, as {@code 500ms}, {@code 10s}, {@code 1m}, {@code 1h} or ISO-8601; empty for none
+	 */
+	String penalty() default "";
+
+	/**
 	 * Permits each request takes, at most the capacity (the burst, or the limit of the window algorithms).
 	 * @return the cost
 	 */

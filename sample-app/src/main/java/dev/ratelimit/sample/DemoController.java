@@ -94,6 +94,13 @@ public class DemoController {
 	}
 
 	/** Declares 10 per 10 seconds; application.yml lowers it under ratelimit.policies.overridden. */
+	/** 3 requests per 10 seconds; the fourth puts the client under a penalty: refused for a minute. */
+	@GetMapping("/penalty")
+	@RateLimited(limit = 3, window = "10s", penalty = "60s", name = "penalty")
+	String penalty() {
+		return "penalty\n";
+	}
+
 	@GetMapping("/overridden")
 	@RateLimited(limit = 10, window = "10s", name = "overridden")
 	String overridden() {

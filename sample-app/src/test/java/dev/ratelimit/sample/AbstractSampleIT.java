@@ -327,6 +327,26 @@ abstract class AbstractSampleIT {
 	}
 
 	@Test
+	void refusesAClientThatWentOverForAMinute() {
+		LoopbackClient client = new LoopbackClient("127.0.0.2", this.port);
+		for (int i = 0; i < 3; i++) {
+			assertThat(client.get("/demo/penalty").status()).isEqualTo(200);
+		}
+		LoopbackClient.Response over = client.get("/demo/penalty");
+		assertThat(over.status()).isEqualTo(429);
+		assertThat(over.header("Retry-After")).isEqualTo("60");
+		// the quota is back ten seconds later, the client still refused for the rest of the minute
+		this.time.advance(Duration.ofSeconds(10));
+		LoopbackClient.Response later = client.get("/demo/penalty");
+		assertThat(later.status()).isEqualTo(429);
+		assertThat(later.header("Retry-After")).isEqualTo("50");
+		assertThat(new LoopbackClient("127.0.0.3", this.port).get("/demo/penalty").status()).as("another client")
+			.isEqualTo(200);
+		this.time.advance(Duration.ofSeconds(50));
+		assertThat(client.get("/demo/penalty").status()).isEqualTo(200);
+	}
+
+	@Test
 	void sharesOneQuotaAmongEveryKeyAnAddressInvents() {
 		LoopbackClient client = new LoopbackClient("127.0.0.2", this.port);
 		int allowed = 0;

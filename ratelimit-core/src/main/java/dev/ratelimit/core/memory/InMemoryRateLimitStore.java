@@ -143,9 +143,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			Rules rules = stack.tables[0].rules;
 			KeyState state = stack.states[0];
 			boolean allowed = state.allows(rules, stack.held[0], at);
-			Decision decision = state.describe(rules, stack.held[0], at, allowed);
-			return new Decision(allowed, decision.limit(), decision.remaining(), decision.retryAfterNanos(),
-					decision.resetAfterNanos(), 0);
+			Decision decision = describe(stack, 0, at, allowed);
+			return new Decision(decision.allowed(), decision.limit(), decision.remaining(),
+					decision.retryAfterNanos(), decision.resetAfterNanos(), 0);
 		});
 	}
 
@@ -259,12 +259,34 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		return new HeldStates(tables, keys);
 	}
 
-	/** Decides all the held states at one instant: all allowed and taken, or all denied. */
+	/** Decides one request of {@code key} on the held state of {@code table}. */
+	Decision decideHeld(PolicyTable table, String key) {
+		return whileHeld(new HeldStates(new PolicyTable[] { table }, new String[] { key }),
+				InMemoryRateLimitStore::decideHeld).get(0);
+	}
+
+	/**
+	 * Decides all the held states at one instant: all allowed and taken, or all denied. A policy with a penalty
+	 * refuses a key it refused less than the penalty ago, and starts the penalty when it refuses the key itself.
+	 */
 	private static List<Decision> decideHeld(HeldStates stack, long at) {
 		int size = stack.states.length;
 		boolean allowed = true;
-		for (int i = 0; i < size && allowed; i++) {
-			allowed = stack.first[i] != i || stack.states[i].allows(stack.tables[i].rules, stack.held[i], at);
+		for (int i = 0; i < size; i++) {
+			Rules rules = stack.tables[i].rules;
+			KeyState state = stack.states[i];
+			if (stack.first[i] != i || !(allowed || rules.penalty > 0)) {
+				continue;
+			}
+			if (rules.penalty > 0 && state.blockedUntil - at > 0) {
+				allowed = false;
+			}
+			else if (!state.allows(rules, stack.held[i], at)) {
+				allowed = false;
+				if (rules.penalty > 0) {
+					state.blockedUntil = at + rules.penalty;
+				}
+			}
 		}
 		if (allowed) {
 			for (int i = 0; i < size; i++) {
@@ -275,9 +297,23 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 		List<Decision> decisions = new ArrayList<>(size);
 		for (int i = 0; i < size; i++) {
-			decisions.add(stack.states[i].describe(stack.tables[i].rules, stack.held[stack.first[i]], at, allowed));
+			decisions.add(describe(stack, i, at, allowed));
 		}
 		return decisions;
+	}
+
+	/** Describes the {@code i}-th held state of the stack: a key under a penalty as refused until it ends. */
+	private static Decision describe(HeldStates stack, int i, long at, boolean allowed) {
+		Rules rules = stack.tables[i].rules;
+		KeyState state = stack.states[i];
+		Decision decision = state.describe(rules, stack.held[stack.first[i]], at, allowed);
+		long blocked = state.blockedUntil - at;
+		if (rules.penalty == 0 || blocked <= 0) {
+			return decision;
+		}
+		long retryAfter = rules.microsToNanos(blocked);
+		return new Decision(false, decision.limit(), 0, retryAfter, Math.max(retryAfter, decision.resetAfterNanos()),
+				0, Decision.NOT_TAKEN);
 	}
 
 	/**

@@ -49,6 +49,12 @@ abstract class KeyState {
 
 	private volatile long word;
 
+	/**
+	 * Until when, in the store's microseconds, a policy with a penalty refuses the key; 0 if it never refused
+	 * it. Read and written only while the state is held.
+	 */
+	long blockedUntil;
+
 	KeyState(long word) {
 		this.word = word;
 	}

@@ -257,6 +257,7 @@ final class KeyTable {
 			return;
 		}
 		KeyState next = ((PackedState) state).rebased(this.rules, held, now);
+		next.blockedUntil = state.blockedUntil;
 		if (state == this.overflow) {
 			this.overflow = next;
 		}
@@ -294,7 +295,8 @@ final class KeyTable {
 			if (held == KeyState.RETIRED) {
 				continue;
 			}
-			if (state.idleSince(this.rules, held, since)) {
+			// a key under a penalty is refused as no new key is, until the penalty ends
+			if (state.idleSince(this.rules, held, since) && state.blockedUntil <= since) {
 				this.states.remove(entry.getKey(), state);
 				state.release(KeyState.RETIRED);
 				forgotten++;

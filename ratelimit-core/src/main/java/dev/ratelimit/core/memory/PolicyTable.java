@@ -29,6 +29,10 @@ final class PolicyTable implements RateLimiter {
 
 	@Override
 	public Decision decide(String key) {
+		if (this.rules.penalty > 0) {
+			// the penalty is read and set while the state is held
+			return this.keys.store.decideHeld(this, key);
+		}
 		for (;;) {
 			KeyState state = this.keys.state(key);
 			Decision decision = state.decide(this.rules, this.keys.store);
@@ -47,6 +51,9 @@ final class PolicyTable implements RateLimiter {
 
 	@Override
 	public boolean tryAcquire(String key) {
+		if (this.rules.penalty > 0) {
+			return decide(key).allowed();
+		}
 		for (;;) {
 			KeyState state = this.keys.state(key);
 			int result = state.tryAcquire(this.rules, this.keys.store);

@@ -35,6 +35,9 @@ final class Rules {
 	/** How long a request may wait for its permits, in ticks: how far past the burst it may reserve. */
 	final long maxWait;
 
+	/** How long a key stays refused once the policy refused it, in microseconds; 0 for no penalty. */
+	final long penalty;
+
 	/**
 	 * How long after its base an arrival state's word, in ticks, still fits in 62 bits with the farthest
 	 * instant a decision of any cost, up to the capacity, stores ahead of now: the same for every cost of a
@@ -61,6 +64,7 @@ final class Rules {
 		this.scale = this.limit / gcd;
 		this.interval = this.window / gcd;
 		this.maxWait = policy.maxWaitMicros() * this.scale;
+		this.penalty = policy.penaltyMicros();
 		// a reservation reaches at most a window, limit intervals, past the burst
 		long farthest = 2 * (this.burst + policy.capacity() + this.limit + 1) * this.interval;
 		this.arrivalSpan = (WORD_RANGE - farthest) / this.scale;

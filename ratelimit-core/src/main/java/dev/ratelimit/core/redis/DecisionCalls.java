@@ -68,9 +68,21 @@ final class DecisionCalls {
 		}
 	}
 
-	/** The script deciding under the given policies: the algorithm's own, or the stacked one. */
+	/**
+	 * The script deciding under the given policies: the algorithm's own, or the stacked one, which alone applies
+	 * penalties.
+	 */
 	RedisScripts.Script script(List<RedisLimiter> limiters) {
-		return (limiters.size() == 1) ? limiters.get(0).script : RedisScripts.get().stacked();
+		return (penalties(limiters) == null && limiters.size() == 1) ? limiters.get(0).script
+				: RedisScripts.get().stacked();
+	}
+
+	/** The stacked script's penalties of the given policies, or null when none has one. */
+	private static @Nullable String penalties(List<RedisLimiter> limiters) {
+		if (limiters.stream().allMatch((limiter) -> limiter.penalty.equals("0"))) {
+			return null;
+		}
+		return String.join(",", limiters.stream().map((limiter) -> limiter.penalty).toList());
 	}
 
 	/** The instant of a call sent now, in nanoseconds, on the {@link #clock clock} of calls. */
@@ -345,19 +357,27 @@ final class DecisionCalls {
 		}
 		args.add(deadline);
 		args.add("peek");
+		String penalties = penalties(limiters);
+		if (penalties != null) {
+			Collections.addAll(args, "", "", penalties);
+		}
 		return args;
 	}
 
 	private static List<String> args(List<RedisLimiter> limiters, String now, String deadline, String expect) {
-		if (limiters.size() == 1) {
+		String penalties = penalties(limiters);
+		if (penalties == null && limiters.size() == 1) {
 			return limiters.get(0).standaloneArgs(now, deadline, expect);
 		}
-		List<String> args = new ArrayList<>(4 + 6 * limiters.size());
+		List<String> args = new ArrayList<>(6 + 6 * limiters.size());
 		args.add(now);
 		for (RedisLimiter limiter : limiters) {
 			limiter.addStackedArgs(args);
 		}
-		if (!expect.isEmpty()) {
+		if (penalties != null) {
+			Collections.addAll(args, deadline, "", expect, "", penalties);
+		}
+		else if (!expect.isEmpty()) {
 			Collections.addAll(args, deadline, "", expect);
 		}
 		else if (!deadline.isEmpty()) {

@@ -37,6 +37,9 @@ final class RedisLimiter implements RateLimiter {
 	 */
 	private final String shaping;
 
+	/** The policy's penalty in microseconds, which only the stacked script applies; "0" for none. */
+	final String penalty;
+
 	/** The name of the policy's state in its keys: its name, unless a runtime change made the policy. */
 	final String stateName;
 
@@ -60,6 +63,7 @@ final class RedisLimiter implements RateLimiter {
 		this.cost = Long.toString(policy.cost());
 		this.shaping = Long.toString((policy.algorithm() == Algorithm.LEAKY_BUCKET) ? policy.delayAfter()
 				: policy.maxWaitMicros());
+		this.penalty = Long.toString(policy.penaltyMicros());
 	}
 
 	@Override

@@ -207,7 +207,8 @@ public final class RateLimitEndpoint {
 		PolicyChanges.Change change = this.changes.change(name);
 		RateLimitPolicy declared = this.changes.declared(name);
 		return new PolicyDescriptor(name, policy.algorithm().name(), policy.limit(), policy.window().toString(),
-				policy.burst(), policy.delayAfter(), usages,
+				policy.burst(), policy.delayAfter(),
+				policy.penalty().isZero() ? null : policy.penalty().toString(), usages,
 				(change != null && declared != null) ? new ChangeDescriptor(change.at(), declared.limit(),
 						declared.window().toString(), declared.burst()) : null);
 	}
@@ -256,11 +257,12 @@ public final class RateLimitEndpoint {
 	 * @param window its window, in ISO-8601
 	 * @param burst its burst, the limit for the window algorithms
 	 * @param delayAfter for a leaky bucket, how many queued requests pass without waiting
+	 * @param penalty how long a refused client stays refused, in ISO-8601; null if it has no penalty
 	 * @param endpoints where it applies, each with its key and where it was declared
 	 * @param change the change made while the application runs, null if none
 	 */
 	public record PolicyDescriptor(String name, String algorithm, long limit, String window, long burst,
-			long delayAfter, List<Usage> endpoints, @Nullable ChangeDescriptor change) {
+			long delayAfter, @Nullable String penalty, List<Usage> endpoints, @Nullable ChangeDescriptor change) {
 	}
 
 	/**

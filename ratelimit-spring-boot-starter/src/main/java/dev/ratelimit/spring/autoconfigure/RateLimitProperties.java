@@ -459,6 +459,12 @@ public class RateLimitProperties {
 		 */
 		private @Nullable Boolean shadow;
 
+		/**
+		 * How long a client stays refused once the limit refused it, such as 60s, whatever its quota says
+		 * meanwhile: Retry-After tells the rest. Replaces the declaration's penalty; none by default.
+		 */
+		private @Nullable String penalty;
+
 		public @Nullable Long getLimit() {
 			return this.limit;
 		}
@@ -577,6 +583,14 @@ public class RateLimitProperties {
 
 		public void setShadow(@Nullable Boolean shadow) {
 			this.shadow = shadow;
+		}
+
+		public @Nullable String getPenalty() {
+			return this.penalty;
+		}
+
+		public void setPenalty(@Nullable String penalty) {
+			this.penalty = penalty;
 		}
 
 	}

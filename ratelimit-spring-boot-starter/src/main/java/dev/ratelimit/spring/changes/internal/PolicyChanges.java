@@ -233,7 +233,7 @@ public final class PolicyChanges implements CurrentLimits {
 		long delayAfter = (policy.delayAfter() == policy.burst()) ? newBurst
 				: Math.min(policy.delayAfter(), newBurst);
 		return new RateLimitPolicy(policy.name(), policy.algorithm(), limit, window, newBurst, policy.cost(),
-				(policy.delayAfter() == 0) ? 0 : delayAfter);
+				(policy.delayAfter() == 0) ? 0 : delayAfter, policy.maxWait(), policy.penalty());
 	}
 
 	private static Duration parseWindow(String window) {

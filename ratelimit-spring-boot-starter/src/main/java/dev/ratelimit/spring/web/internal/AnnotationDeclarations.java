@@ -200,8 +200,11 @@ final class AnnotationDeclarations {
 			delayAfter = DeclaredValues.delayAfter(where, action, algorithm, burst, (declared != 0) ? declared : null,
 					"delayAfter", annotation.getBoolean("noDelay"), "noDelay");
 		}
+		Duration penalty = DeclaredValues.penalty(where, action, (override != null && override.penalty() != null)
+				? override.penalty() : annotation.getString("penalty"));
 		return DeclaredValues.parse("Invalid " + where + ": ", action,
-				() -> new RateLimitPolicy(name, algorithm, limit, window, burst, cost, delayAfter));
+				() -> new RateLimitPolicy(name, algorithm, limit, window, burst, cost, delayAfter, Duration.ZERO,
+						penalty));
 	}
 
 	private Algorithm algorithm(String where, String action, Algorithm[] declared) {

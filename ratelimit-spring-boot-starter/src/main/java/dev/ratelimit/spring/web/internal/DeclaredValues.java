@@ -42,6 +42,14 @@ final class DeclaredValues {
 		return parse("Invalid " + where + ": window ", action, () -> RateLimitPolicy.parseWindow(window));
 	}
 
+	/** Returns how long a refused client stays refused, {@link Duration#ZERO} where none is written. */
+	static Duration penalty(String where, String action, @Nullable String penalty) {
+		if (penalty == null || penalty.isBlank()) {
+			return Duration.ZERO;
+		}
+		return parse("Invalid " + where + ": penalty ", action, () -> RateLimitPolicy.parseWindow(penalty));
+	}
+
 	/**
 	 * Returns how many queued requests pass without waiting, checking the two ways to say it with the names
 	 * the user wrote them under.

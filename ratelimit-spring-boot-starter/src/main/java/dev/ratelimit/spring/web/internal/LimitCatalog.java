@@ -272,7 +272,8 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 				+ ((policy.burst() != policy.limit()) ? " burst " + policy.burst() : "")
 				+ ((policy.delayAfter() == 0) ? ""
 						: (policy.delayAfter() == policy.burst()) ? " no delay" : " delay after " + policy.delayAfter())
-				+ ((policy.cost() != 1) ? " cost " + policy.cost() : "");
+				+ ((policy.cost() != 1) ? " cost " + policy.cost() : "")
+				+ (policy.penalty().isZero() ? "" : " penalty " + policy.penalty());
 	}
 
 	/**

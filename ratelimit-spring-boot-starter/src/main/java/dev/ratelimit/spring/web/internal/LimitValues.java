@@ -27,12 +27,13 @@ import org.jspecify.annotations.Nullable;
  * @param exemptIf the exempting condition
  * @param countStatus the response statuses that count
  * @param shadow whether the limit is in shadow mode
+ * @param penalty how long a refused client stays refused, as written
  */
 public record LimitValues(@Nullable Long limit, @Nullable String window, @Nullable Algorithm algorithm,
 		@Nullable Long burst, @Nullable Long delayAfter, @Nullable Boolean noDelay, @Nullable Long cost,
 		@Nullable String costExpression, Map<String, PlanValues> plans, @Nullable String key,
 		@Nullable Integer ipv6Prefix, List<String> exempt, @Nullable String exemptIf, List<Integer> countStatus,
-		@Nullable Boolean shadow) {
+		@Nullable Boolean shadow, @Nullable String penalty) {
 
 	/**
 	 * The values of one plan of a limit, each null where it sets none.

@@ -78,7 +78,7 @@ final class PlanDeclarations {
 			String name = policy.name() + ":" + plan;
 			RateLimitPolicy planPolicy = DeclaredValues.parse("Invalid " + planWhere + ": ", action,
 					() -> new RateLimitPolicy(name, policy.algorithm(), limit, window, burst, policy.cost(),
-							delayAfter));
+							delayAfter, policy.maxWait(), policy.penalty()));
 			this.names.claim(name, site, action);
 			this.policyPlans.register(name, plan);
 			plans.put(plan, planPolicy);

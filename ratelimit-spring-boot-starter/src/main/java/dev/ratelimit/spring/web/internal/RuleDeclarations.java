@@ -127,9 +127,10 @@ final class RuleDeclarations {
 		long burst = (values.burst() != null) ? values.burst() : limit;
 		long delayAfter = DeclaredValues.delayAfter(property, action, algorithm, burst, values.delayAfter(),
 				"delay-after", Boolean.TRUE.equals(values.noDelay()), "no-delay");
+		Duration penalty = DeclaredValues.penalty(property, action, values.penalty());
 		return DeclaredValues.parse("Invalid " + property + ": ", action,
 				() -> new RateLimitPolicy(name, algorithm, limit, window, burst,
-						(values.cost() != null) ? values.cost() : 1, delayAfter));
+						(values.cost() != null) ? values.cost() : 1, delayAfter, Duration.ZERO, penalty));
 	}
 
 	private static <T> T required(String property, String action, String field, @Nullable T value) {
