@@ -47,8 +47,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * it, and it should be secured like any other. Over the web, {@link RateLimitEndpointWebExtension} answers a
  * request it cannot carry out with a status and a problem body that says why.
  */
-@Endpoint(id = "ratelimit")
+@Endpoint(id = RateLimitEndpoint.ID)
 public final class RateLimitEndpoint {
+
+	/** The endpoint's id, under which Actuator's properties name it. */
+	public static final String ID = "ratelimit";
 
 	private final LimitCatalog catalog;
 

@@ -7,6 +7,7 @@ import dev.ratelimit.spring.actuate.RateLimitEndpoint;
 import dev.ratelimit.spring.actuate.RateLimitEndpointWebExtension;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
@@ -14,7 +15,10 @@ import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
 
@@ -25,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * The {@code ratelimit} endpoint on the test controllers: available only where Actuator would expose it, and
  * changes that apply to the next request of every endpoint they touch, stacks included, or to none.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class RateLimitEndpointTests {
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
@@ -44,6 +49,25 @@ class RateLimitEndpointTests {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=ratelimit")
 			.run((context) -> assertThat(context).hasSingleBean(RateLimitEndpoint.class)
 				.hasSingleBean(RateLimitEndpointWebExtension.class));
+	}
+
+	@Test
+	void warnsWhenItsWritesAreExposedOverHttpWithoutSpringSecurity(CapturedOutput output) {
+		String warning = "The ratelimit endpoint is exposed over HTTP with its write operations";
+		WebApplicationContextRunner unsecured = this.runner
+			.withClassLoader(new FilteredClassLoader("org.springframework.security.web"));
+		unsecured.withPropertyValues("management.endpoints.web.exposure.include=ratelimit")
+			.run((context) -> assertThat(output).contains(warning + ", which change a policy and reset a client"));
+		int warned = output.toString().split(warning, -1).length - 1;
+		unsecured
+			.withPropertyValues("management.endpoints.web.exposure.include=ratelimit",
+					"management.endpoint.ratelimit.access=READ_ONLY")
+			.run((context) -> assertThat(context).hasSingleBean(RateLimitEndpoint.class));
+		unsecured.run((context) -> assertThat(context).hasNotFailed());
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=ratelimit")
+			.run((context) -> assertThat(context).hasSingleBean(RateLimitEndpoint.class));
+		assertThat(output.toString().split(warning, -1).length - 1)
+			.as("no warning when read-only, not exposed, or secured").isEqualTo(warned);
 	}
 
 	@Test
