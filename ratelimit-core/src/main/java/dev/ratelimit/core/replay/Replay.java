@@ -7,6 +7,8 @@ import java.io.PrintStream;
 import java.io.Reader;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,19 +25,19 @@ import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 
 /**
  * Replays a trace of requests through the algorithms, on a manual clock, and prints every decision as CSV or a
- * summary table.
+ * summary table, and draws them as an SVG picture if asked.
  * <p>
  * Usage: {@code java -jar ratelimit-core.jar --limit 10 --window 10s [--burst N] [--algorithm NAME|all]
- * [--summary] < trace}. A trace has one request per line, {@code <seconds> [key]}, with non-decreasing decimal
- * seconds; blank lines and lines starting with {@code #} are skipped. A bad argument or a bad trace exits with
- * status 2 and prints no result.
+ * [--summary] [--svg FILE] < trace}. A trace has one request per line, {@code <seconds> [key]}, with
+ * non-decreasing decimal seconds; blank lines and lines starting with {@code #} are skipped. A bad argument or a
+ * bad trace exits with status 2 and prints no result.
  */
 public final class Replay {
 
 	private static final String SHARED_KEY = "-";
 
 	private static final String USAGE = "usage: java -jar ratelimit-core.jar --limit N --window DURATION"
-			+ " [--burst N] [--algorithm NAME|all] [--summary] < trace";
+			+ " [--burst N] [--algorithm NAME|all] [--summary] [--svg FILE] < trace";
 
 	private static final String HELP = """
 			Replays a trace of requests through every algorithm (or the one named), on a manual clock.
@@ -46,6 +48,7 @@ public final class Replay {
 			  --burst N          capacity of the bucket algorithms; the limit by default
 			  --algorithm NAME   one algorithm, such as GCRA, or all (the default)
 			  --summary          one line per algorithm instead of every decision as CSV
+			  --svg FILE         also draws the decisions, one lane per algorithm, as an SVG picture
 			  --help, -h         this text
 			Exits with 0, or 2 after a bad argument or a bad trace.""";
 
@@ -85,6 +88,9 @@ public final class Replay {
 			else {
 				printCsv(options, trace, out);
 			}
+			if (options.svg != null) {
+				Files.writeString(options.svg, picture(options, trace), StandardCharsets.UTF_8);
+			}
 			return 0;
 		}
 		catch (IllegalArgumentException ex) {
@@ -95,7 +101,7 @@ public final class Replay {
 			return 2;
 		}
 		catch (IOException ex) {
-			err.println("error: cannot read the trace: " + ex.getMessage());
+			err.println("error: cannot read the trace or write the picture: " + ex);
 			return 2;
 		}
 	}
@@ -156,8 +162,7 @@ public final class Replay {
 	}
 
 	private static void printSummary(Options options, List<Request> trace, PrintStream out) {
-		out.printf(Locale.ROOT, "%d requests, limit %d per %s%s%n%n", trace.size(), options.limit,
-				format(options.window), (options.burst != null) ? ", burst " + options.burst : "");
+		out.printf(Locale.ROOT, "%s%n%n", title(options, trace));
 		out.printf(Locale.ROOT, "%-24s %9s %9s %9s %13s %15s%n", "algorithm", "requests", "allowed", "rejected",
 				"max/window", "longest delay");
 		for (Algorithm algorithm : options.algorithms) {
@@ -183,6 +188,26 @@ public final class Replay {
 		}
 		out.printf("%nmax/window: most requests of one key allowed in any window-long span, counted when they are"
 				+ " served (for the leaky bucket, after their delay)%n");
+	}
+
+	private static String title(Options options, List<Request> trace) {
+		return String.format(Locale.ROOT, "%d requests, limit %d per %s%s", trace.size(), options.limit,
+				format(options.window), (options.burst != null) ? ", burst " + options.burst : "");
+	}
+
+	/** The decisions of every algorithm on the trace, drawn one lane each. */
+	private static String picture(Options options, List<Request> trace) {
+		List<Picture.Lane> lanes = new ArrayList<>();
+		for (Algorithm algorithm : options.algorithms) {
+			Run run = Run.start(options, algorithm);
+			List<Picture.Mark> marks = new ArrayList<>(trace.size());
+			for (Request request : trace) {
+				Decision decision = run.decide(request);
+				marks.add(new Picture.Mark(request.nanos, decision.allowed(), decision.delayNanos()));
+			}
+			lanes.add(new Picture.Lane(algorithm.name(), marks));
+		}
+		return Picture.svg(title(options, trace), lanes, options.window.toNanos());
 	}
 
 	/** The most times within any span shorter than {@code window}; times are sorted, as served in order. */
@@ -252,6 +277,8 @@ public final class Replay {
 
 		boolean summary;
 
+		Path svg;
+
 		static Options parse(String[] args) {
 			Options options = new Options();
 			boolean windowGiven = false;
@@ -259,6 +286,7 @@ public final class Replay {
 				String arg = args[i];
 				switch (arg) {
 					case "--summary" -> options.summary = true;
+					case "--svg" -> options.svg = Path.of(value(args, ++i, arg));
 					case "--limit" -> options.limit = number(arg, value(args, ++i, arg));
 					case "--burst" -> options.burst = number(arg, value(args, ++i, arg));
 					case "--window" -> {

@@ -4,13 +4,20 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import javax.xml.parsers.DocumentBuilderFactory;
+
 import dev.ratelimit.core.ReferenceFixture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.NodeList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -118,6 +125,39 @@ class ReplayTests {
 		Result unknown = replay("0\n", "--limit", "10", "--window", "1s", "--algorithm", "magic");
 		assertThat(unknown.status).isEqualTo(2);
 		assertThat(unknown.err).contains("unknown algorithm 'magic'");
+	}
+
+	/**
+	 * The README shows docs/images/scenario-b.svg: drawn again from scenario B, it must be that file, so that the
+	 * picture changes with the decisions. Redraw it with the command under the README's "The replay tool".
+	 */
+	@Test
+	void drawsScenarioBAsThePictureTheReadmeShows(@TempDir Path dir) throws Exception {
+		Path svg = dir.resolve("scenario-b.svg");
+		Result result = replay(SCENARIO_B, "--limit", "10", "--window", "10s", "--summary", "--svg", svg.toString());
+		assertThat(result.status).isZero();
+		assertThat(result.out).startsWith("46 requests, limit 10 per 10s");
+		String drawn = Files.readString(svg);
+		assertThat(drawn).isEqualTo(Files.readString(Path.of("..", "docs", "images", "scenario-b.svg")));
+		NodeList texts = DocumentBuilderFactory.newInstance()
+			.newDocumentBuilder()
+			.parse(svg.toFile())
+			.getElementsByTagName("text");
+		List<String> lanes = new ArrayList<>();
+		for (int i = 0; i < texts.getLength(); i++) {
+			lanes.add(texts.item(i).getTextContent());
+		}
+		assertThat(lanes).contains("FIXED_WINDOW", "20 of 46 allowed", "LEAKY_BUCKET", "30 of 46 allowed", "GCRA",
+				"29 of 46 allowed", "30 s");
+	}
+
+	@Test
+	void exitsWith2WhenThePictureCannotBeWritten(@TempDir Path dir) {
+		Result result = replay(SCENARIO_B, "--limit", "10", "--window", "10s", "--svg",
+				dir.resolve("missing").resolve("b.svg").toString());
+		assertThat(result.status).isEqualTo(2);
+		assertThat(result.err).startsWith("error: cannot read the trace or write the picture: ")
+			.doesNotContain("\tat ");
 	}
 
 	@Test
