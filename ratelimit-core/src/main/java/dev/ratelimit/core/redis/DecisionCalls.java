@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -77,12 +78,19 @@ final class DecisionCalls {
 				: RedisScripts.get().stacked();
 	}
 
-	/** The stacked script's penalties of the given policies, or null when none has one. */
+	/**
+	 * The stacked script's penalties of the given policies, or null when none has one: read on every decision,
+	 * which allocates nothing unless a policy has a penalty.
+	 */
 	private static @Nullable String penalties(List<RedisLimiter> limiters) {
-		if (limiters.stream().allMatch((limiter) -> limiter.penalty.equals("0"))) {
-			return null;
+		for (RedisLimiter limiter : limiters) {
+			if (!limiter.penalty.equals("0")) {
+				StringJoiner penalties = new StringJoiner(",");
+				limiters.forEach((each) -> penalties.add(each.penalty));
+				return penalties.toString();
+			}
 		}
-		return String.join(",", limiters.stream().map((limiter) -> limiter.penalty).toList());
+		return null;
 	}
 
 	/** The instant of a call sent now, in nanoseconds, on the {@link #clock clock} of calls. */

@@ -210,7 +210,7 @@ final class KeyDecisions {
 	private List<Decision> replied(String key, List<RedisLimiter> limiters, List<Decision> decisions, long sent,
 			long epoch) {
 		if (this.denials != null) {
-			if (decisions.stream().anyMatch((decision) -> decision.allowed() && decision.delayNanos() > 0)) {
+			if (reserved(limiters, decisions)) {
 				this.denials.forget(key);
 			}
 			else {
@@ -218,6 +218,20 @@ final class KeyDecisions {
 			}
 		}
 		return decisions;
+	}
+
+	/**
+	 * Whether a request that may wait for its permits reserved them past what was left; a leaky bucket's delay
+	 * is a slot in its queue, as every request of it has, and changes nothing that a kept denial says.
+	 */
+	private static boolean reserved(List<RedisLimiter> limiters, List<Decision> decisions) {
+		for (int i = 0; i < decisions.size(); i++) {
+			Decision decision = decisions.get(i);
+			if (decision.allowed() && decision.delayNanos() > 0 && !limiters.get(i).policy().maxWait().isZero()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

@@ -58,6 +58,28 @@ class LocalDenialsTests {
 		assertThat(redis.calls).hasSize(2);
 	}
 
+	/**
+	 * A request that reserved permits past what was left pushed the key's refusals on: the denial kept for the
+	 * key would tell too short a wait, and is forgotten. A leaky bucket's delay is a slot in its queue, as every
+	 * request of it has, and forgets nothing.
+	 */
+	@Test
+	void forgetsAKeysDenialsOnlyWhenARequestReservedPermits() {
+		List<Long> held = List.of(1L, 2L, 0L, 1_000_000L, 500_000L, 0L, 0L, 0L, 0L);
+		StubExecutor redis = redis((call) -> reply(
+				call.sha1().equals(RedisScripts.get().standalone(Algorithm.GCRA).sha1()) ? DENIED : held));
+		RedisRateLimitStore store = builder(redis).build();
+		store.limiter(GCRA).decide("k");
+		store.limiter(LEAKY).decide("k");
+		store.limiter(GCRA).decide("k");
+		assertThat(redis.calls).as("the denial kept through the leaky bucket's held request").hasSize(2);
+		RateLimitPolicy waiting = RateLimitPolicy.of("waiting", Algorithm.TOKEN_BUCKET, 3, Duration.ofSeconds(10))
+			.withMaxWait(Duration.ofSeconds(1));
+		store.limiter(waiting).decide("k");
+		store.limiter(GCRA).decide("k");
+		assertThat(redis.calls).as("asked again after a reservation").hasSize(4);
+	}
+
 	@Test
 	void keepsOneDenialPerKeyAndPolicy() {
 		StubExecutor redis = redis((call) -> reply(DENIED));
