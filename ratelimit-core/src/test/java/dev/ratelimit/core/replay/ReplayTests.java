@@ -151,6 +151,17 @@ class ReplayTests {
 				"29 of 46 allowed", "30 s");
 	}
 
+	/** An hour of requests is labelled every 500 s, not at each of its 361 windows. */
+	@Test
+	void labelsALongTraceEveryFewWindows(@TempDir Path dir) throws Exception {
+		Path svg = dir.resolve("hour.svg");
+		String hour = IntStream.rangeClosed(0, 3600).mapToObj(Integer::toString).collect(Collectors.joining("\n"));
+		assertThat(replay(hour, "--limit", "10", "--window", "10s", "--svg", svg.toString()).status).isZero();
+		String drawn = Files.readString(svg);
+		assertThat(drawn).contains(">500 s<", ">3500 s<").doesNotContain(">10 s<");
+		assertThat(drawn.split("<line", -1).length - 1).as("lines drawn").isLessThan(100);
+	}
+
 	@Test
 	void exitsWith2WhenThePictureCannotBeWritten(@TempDir Path dir) {
 		Result result = replay(SCENARIO_B, "--limit", "10", "--window", "10s", "--svg",
