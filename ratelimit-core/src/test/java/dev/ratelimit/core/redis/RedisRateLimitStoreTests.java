@@ -46,6 +46,9 @@ class RedisRateLimitStoreTests {
 		.withBurst(5)
 		.withDelayAfter(2);
 
+	private static final RateLimitPolicy TEN_PER_MINUTE = RateLimitPolicy.of("ten", Algorithm.FIXED_WINDOW, 10,
+			Duration.ofMinutes(1));
+
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
 	private final ManualTimeSource clock = new ManualTimeSource(0);
@@ -642,20 +645,19 @@ class RedisRateLimitStoreTests {
 		// a fleet of three; Redis said 8 of 10 were left, the window ending in a minute
 		List<Boolean> up = new CopyOnWriteArrayList<>(List.of(true));
 		RedisRateLimitStore store = fleetOfThree(up, 8);
-		RateLimitPolicy tenPerMinute = RateLimitPolicy.of("ten", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
-		assertThat(store.limiter(tenPerMinute).decide("k").remaining()).isEqualTo(8);
+		assertThat(store.limiter(TEN_PER_MINUTE).decide("k").remaining()).isEqualTo(8);
 		up.set(0, false);
 		// ceil(8 / 3) = 3, not a fresh share of ceil(10 / 3) = 4, on top of what Redis admitted
-		assertThat(allowed(store.limiter(tenPerMinute), "k", 20)).isEqualTo(3);
-		assertThat(store.limiter(tenPerMinute).decide("k")).satisfies((denied) -> {
+		assertThat(allowed(store.limiter(TEN_PER_MINUTE), "k", 20)).isEqualTo(3);
+		assertThat(store.limiter(TEN_PER_MINUTE).decide("k")).satisfies((denied) -> {
 			assertThat(denied.remaining()).isZero();
 			assertThat(denied.retryAfterNanos()).isPositive().isLessThanOrEqualTo(Duration.ofMinutes(1).toNanos());
 		});
 		// a key Redis never answered for: one request per window
-		assertThat(allowed(store.limiter(tenPerMinute), "other", 20)).isEqualTo(1);
+		assertThat(allowed(store.limiter(TEN_PER_MINUTE), "other", 20)).isEqualTo(1);
 		this.clock.advance(Duration.ofMinutes(1));
 		// what Redis said no longer holds: the key is as unknown as any
-		assertThat(allowed(store.limiter(tenPerMinute), "k", 20)).isEqualTo(1);
+		assertThat(allowed(store.limiter(TEN_PER_MINUTE), "k", 20)).isEqualTo(1);
 	}
 
 	@Test
@@ -676,18 +678,17 @@ class RedisRateLimitStoreTests {
 			return reply(allowed ? 1 : 0, allowed ? left.addAndGet(-cost) : left.get(), 0, 60_000_000, 0, 0, 0, 0, 7);
 		})).timeSource(this.clock).build();
 		assertThat(store.warmUp().orElseThrow().warmUp(List.of())).isCompleted();
-		RateLimitPolicy tenPerMinute = RateLimitPolicy.of("ten", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
-		assertThat(store.limiter(tenPerMinute).decide("k").remaining()).isEqualTo(9);
+		assertThat(store.limiter(TEN_PER_MINUTE).decide("k").remaining()).isEqualTo(9);
 		up.set(0, false);
 		// ceil(9 / 3) = 3 of what Redis said was left
-		assertThat(allowed(store.limiter(tenPerMinute), "k", 20)).isEqualTo(3);
+		assertThat(allowed(store.limiter(TEN_PER_MINUTE), "k", 20)).isEqualTo(3);
 		up.set(0, true);
 		// Redis is told of the 3 first, then decides: 9 - 3 - 1 left
-		assertThat(store.limiter(tenPerMinute).decide("k").remaining()).isEqualTo(5);
+		assertThat(store.limiter(TEN_PER_MINUTE).decide("k").remaining()).isEqualTo(5);
 		assertThat(left).hasValue(5);
 		up.set(0, false);
 		// ceil(5 / 3) = 2 of what Redis said, but this instance's share of the window, ceil(10 / 3) = 4, had 1 left
-		assertThat(allowed(store.limiter(tenPerMinute), "k", 20)).isEqualTo(1);
+		assertThat(allowed(store.limiter(TEN_PER_MINUTE), "k", 20)).isEqualTo(1);
 	}
 
 	@Test
@@ -728,27 +729,23 @@ class RedisRateLimitStoreTests {
 	void tellsRedisWhatItAdmittedWithoutItOnceRedisAnswersAgain() {
 		List<Boolean> up = new CopyOnWriteArrayList<>(List.of(true));
 		ManualScheduler scheduler = new ManualScheduler(new ManualTimeSource(0));
-		RedisRateLimitStore store = fleetOfThree(up, 8, scheduler);
-		RateLimitPolicy tenPerMinute = RateLimitPolicy.of("ten", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
-		store.limiter(tenPerMinute).decide("k");
+		RedisRateLimitStore store = owingTwoPermitsOfK(up, scheduler);
 		up.set(0, false);
-		assertThat(allowed(store.limiter(tenPerMinute), "k", 2)).isEqualTo(2);
-		assertThat(allowed(store.limiter(tenPerMinute), "other", 2)).isEqualTo(1);
+		assertThat(allowed(store.limiter(TEN_PER_MINUTE), "other", 2)).isEqualTo(1);
 		up.set(0, true);
 		List<Call> before = decisionCalls();
-		store.limiter(tenPerMinute).decide("third");
+		store.limiter(TEN_PER_MINUTE).decide("third");
 		scheduler.advance(Duration.ZERO);
 		// keys that may still be deciding are left to their own next decision, which tells Redis first
 		assertThat(decisionCalls()).hasSize(before.size() + 1);
-		this.clock.advance(Duration.ofNanos(Settlement.QUIET_NANOS));
-		scheduler.advance(Duration.ofNanos(Settlement.QUIET_NANOS));
+		passQuiet(scheduler);
 		// then one decision each, of the permits admitted without Redis, so that every instance counts them
 		assertThat(decisionCalls()).hasSize(before.size() + 3)
 			.filteredOn((call) -> !before.contains(call) && !call.keys().get(0).contains("{third}"))
 			.extracting((call) -> call.keys().get(0).replaceAll(".*\\{(.*)}.*", "$1"), (call) -> call.args().get(3))
 			.containsExactlyInAnyOrder(tuple("k", "2"), tuple("other", "1"));
 		// told once: the next reply starts no other round
-		store.limiter(tenPerMinute).decide("fourth");
+		store.limiter(TEN_PER_MINUTE).decide("fourth");
 		scheduler.advance(Duration.ZERO);
 		assertThat(decisionCalls()).hasSize(before.size() + 4);
 	}
@@ -761,17 +758,11 @@ class RedisRateLimitStoreTests {
 	void leavesAKeyInUseToItsOwnDecisions() {
 		List<Boolean> up = new CopyOnWriteArrayList<>(List.of(true));
 		ManualScheduler scheduler = new ManualScheduler(new ManualTimeSource(0));
-		RedisRateLimitStore store = fleetOfThree(up, 8, scheduler);
-		RateLimitPolicy tenPerMinute = RateLimitPolicy.of("ten", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
-		store.limiter(tenPerMinute).decide("k");
-		up.set(0, false);
-		assertThat(allowed(store.limiter(tenPerMinute), "k", 2)).isEqualTo(2);
-		up.set(0, true);
+		RedisRateLimitStore store = owingTwoPermitsOfK(up, scheduler);
 		List<Call> before = decisionCalls();
-		store.limiter(tenPerMinute).decide("k");
+		store.limiter(TEN_PER_MINUTE).decide("k");
 		scheduler.advance(Duration.ZERO);
-		this.clock.advance(Duration.ofNanos(Settlement.QUIET_NANOS));
-		scheduler.advance(Duration.ofNanos(Settlement.QUIET_NANOS));
+		passQuiet(scheduler);
 		// the charge of the two permits, then the decision: nothing from a round
 		assertThat(decisionCalls()).hasSize(before.size() + 2)
 			.filteredOn((call) -> !before.contains(call))
@@ -794,6 +785,25 @@ class RedisRateLimitStoreTests {
 		assertThat(last.allowed()).isTrue();
 		assertThat(last.delayNanos()).isZero();
 		assertThat(limiter.acquire("k", Duration.ofSeconds(10)).allowed()).as("the one permit left taken").isFalse();
+	}
+
+	/**
+	 * A store of a fleet of three whose failure policy admitted two permits of {@code k} under
+	 * {@link #TEN_PER_MINUTE} while Redis was unreachable, which it owes Redis once it answers again.
+	 */
+	private RedisRateLimitStore owingTwoPermitsOfK(List<Boolean> up, ManualScheduler scheduler) {
+		RedisRateLimitStore store = fleetOfThree(up, 8, scheduler);
+		store.limiter(TEN_PER_MINUTE).decide("k");
+		up.set(0, false);
+		assertThat(allowed(store.limiter(TEN_PER_MINUTE), "k", 2)).isEqualTo(2);
+		up.set(0, true);
+		return store;
+	}
+
+	/** Moves the store's clock and its scheduler on until every key owed is quiet enough to be settled. */
+	private void passQuiet(ManualScheduler scheduler) {
+		this.clock.advance(Duration.ofNanos(Settlement.QUIET_NANOS));
+		scheduler.advance(Duration.ofNanos(Settlement.QUIET_NANOS));
 	}
 
 	/** The decision calls the last {@link #fleetOfThree} store sent. */
