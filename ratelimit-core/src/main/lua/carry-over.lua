@@ -31,7 +31,7 @@ end
 
 local function values(base, cost)
   return tonumber(ARGV[base + 2]) or invalid(base + 2, 'limit'),
-    tonumber(ARGV[base + 3]) or invalid(base + 3, 'window'), tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
+    read_window(base + 3), tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
     cost, read_shaping(base + 6), now
 end
 

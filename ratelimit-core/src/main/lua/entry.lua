@@ -7,7 +7,7 @@ if late then
   return late
 end
 local key = KEYS[1]
-local limit, window = tonumber(ARGV[1]) or invalid(1, 'limit'), tonumber(ARGV[2]) or invalid(2, 'window')
+local limit, window = tonumber(ARGV[1]) or invalid(1, 'limit'), read_window(2)
 local burst, cost = tonumber(ARGV[3]) or invalid(3, 'burst'), tonumber(ARGV[4]) or invalid(4, 'cost')
 local shaping = read_shaping(6)
 

@@ -1,7 +1,7 @@
 
 --[[
 Fixed window: counts the permits taken in each window, windows aligned to multiples of `window` since the
-clock's zero (the Unix epoch with Redis TIME). The count starts over at each boundary, so up to twice the
+clock's zero (the Unix epoch with Redis TIME), or the days, weeks or months of a calendar window. The count starts over at each boundary, so up to twice the
 limit can pass across one.
 
 State: one integer, count * 2^21 + (window index mod 2^21), which Redis stores as a machine word rather
@@ -39,8 +39,7 @@ local function load(key, index)
 end
 
 -- === decision
-local index = floor_div(now, window)
-local until_next = (index + 1) * window - now
+local index, until_next = window_at(now, window)
 local used = 0
 -- a key of another type reads as empty and is overwritten
 local age, count = load(key, index)

@@ -36,7 +36,7 @@ for i, key in ipairs(KEYS) do
   end
   local ttl = redis.call('PTTL', key)
   give(key, tonumber(ARGV[base + 2]) or invalid(base + 2, 'limit'),
-    tonumber(ARGV[base + 3]) or invalid(base + 3, 'window'), tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
+    read_window(base + 3), tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
     tonumber(ARGV[base + 5]) or invalid(base + 5, 'cost'), now,
     tonumber(ARGV[base + 6]) or invalid(base + 6, 'taken at'))
   -- a state the give-back left full is gone: released

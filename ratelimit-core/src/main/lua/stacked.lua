@@ -50,7 +50,7 @@ if ARGV[3 + 6 * #KEYS] == 'restore' then
     local base = 1 + (i - 1) * 6
     local decide = decider(base + 1)
     local limit, window = tonumber(ARGV[base + 2]) or invalid(base + 2, 'limit'),
-      tonumber(ARGV[base + 3]) or invalid(base + 3, 'window')
+      read_window(base + 3)
     local burst, known = tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
       tonumber(ARGV[base + 5]) or invalid(base + 5, 'permits left')
     local shaping = read_shaping(base + 6)
@@ -86,7 +86,7 @@ for i, key in ipairs(KEYS) do
   local penalty = penalties[i] or 0
   local admitted
   admitted, finish[i] = decider(base + 1)(key, tonumber(ARGV[base + 2]) or invalid(base + 2, 'limit'),
-    tonumber(ARGV[base + 3]) or invalid(base + 3, 'window'), tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
+    read_window(base + 3), tonumber(ARGV[base + 4]) or invalid(base + 4, 'burst'),
     tonumber(ARGV[base + 5]) or invalid(base + 5, 'cost'), read_shaping(base + 6), now)
   if penalty > 0 then
     local until_at = tonumber(redis.call('GET', key .. PENALTY))

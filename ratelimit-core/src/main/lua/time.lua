@@ -16,6 +16,26 @@ local function read_shaping(i)
   return tonumber(value) or invalid(i, 'shaping')
 end
 
+-- A window: microseconds, or a calendar window's "<period>:<start>:<end>:...", the number of the period that
+-- starts at <start> and the boundaries of that period and of those after it in microseconds, which the caller
+-- computes since Lua knows no time zones, read as a table of the number then the boundaries. Only the fixed
+-- window takes one.
+local function read_window(i)
+  local value = ARGV[i]
+  local window = tonumber(value)
+  if window then
+    return window
+  end
+  if type(value) == 'string' and string.find(value, '^%-?%d+:%-?%d+:%-?%d+') then
+    local periods = {}
+    for number in string.gmatch(value, '%-?%d+') do
+      periods[#periods + 1] = tonumber(number)
+    end
+    return periods
+  end
+  return invalid(i, 'window')
+end
+
 -- Suffixes of the marks beside a state key, in its slot: a state deleted on purpose (a reset, a give-back that
 -- left it full, a carry-over) is marked released for as long as it would have lived (release.lua); a state that
 -- Redis had lost and a caller restored is marked restored for a short while (stacked.lua). A client under a

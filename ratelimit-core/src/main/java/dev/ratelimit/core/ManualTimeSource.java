@@ -1,6 +1,7 @@
 package dev.ratelimit.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -25,6 +26,14 @@ public final class ManualTimeSource implements TimeSource {
 	}
 
 	/**
+	 * Creates a time source standing at the given calendar instant.
+	 * @param instant the initial instant, from which {@link #nanoTime()} counts nanoseconds since the Unix epoch
+	 */
+	public ManualTimeSource(Instant instant) {
+		this(instant.getEpochSecond() * 1_000_000_000L + instant.getNano());
+	}
+
+	/**
 	 * Creates a time source standing at the given instant.
 	 * @param nanos the initial time in nanoseconds
 	 */
@@ -35,6 +44,16 @@ public final class ManualTimeSource implements TimeSource {
 	@Override
 	public long nanoTime() {
 		return this.nanos.get();
+	}
+
+	/**
+	 * Returns the instant of this source's nanoseconds counted from the Unix epoch, as the Redis store counts a
+	 * time source's: {@code new ManualTimeSource(instant)} stands at {@code instant}.
+	 * @return the current instant
+	 */
+	@Override
+	public Instant instant() {
+		return Instant.EPOCH.plusNanos(this.nanos.get());
 	}
 
 	/**

@@ -9,6 +9,8 @@ import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How much traffic one key may send: {@code limit} permits per {@code window}, decided by an {@link Algorithm}.
  * <p>
@@ -34,9 +36,13 @@ import java.util.regex.Pattern;
  * would say meanwhile: every request of the key is refused, with the rest of the penalty as its retry-after,
  * and takes nothing, so that its quota refills. {@link Duration#ZERO} for a key refused only while it is over
  * the limit.
+ * @param calendar FIXED_WINDOW only: the calendar whose days, weeks or months are the windows, with
+ * {@code window} its {@link CalendarWindow#nominalLength() nominal length}; null for windows of {@code window}
+ * each. Only the fixed window counts per period: the sliding algorithms and the buckets spread a quota over a
+ * window's length, which a calendar period does not keep.
  */
 public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration window, long burst, long cost,
-		long delayAfter, Duration maxWait, Duration penalty) {
+		long delayAfter, Duration maxWait, Duration penalty, @Nullable CalendarWindow calendar) {
 
 	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:-]{1,100}");
 
@@ -101,6 +107,32 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 			throw new IllegalArgumentException("penalty of policy '" + name + "' must be a whole number of "
 					+ "microseconds between zero and " + MAX_PENALTY.toDays() + " days, was " + penalty);
 		}
+		if (calendar != null && algorithm != Algorithm.FIXED_WINDOW) {
+			throw new IllegalArgumentException("window of policy '" + name + "' is a " + calendar + ", but only "
+					+ "FIXED_WINDOW counts per calendar period; " + algorithm
+					+ " spreads its quota over a window's length, which calendar periods do not keep");
+		}
+		if (calendar != null && !window.equals(calendar.nominalLength())) {
+			throw new IllegalArgumentException("window of policy '" + name + "' is " + window + ", but its "
+					+ calendar + " is " + calendar.nominalLength() + " long");
+		}
+	}
+
+	/**
+	 * Creates a policy whose windows have the length {@code window} each.
+	 * @param name the policy's name
+	 * @param algorithm the algorithm
+	 * @param limit permits per window
+	 * @param window the window
+	 * @param burst the burst, or the limit for the window algorithms
+	 * @param cost permits each request takes
+	 * @param delayAfter leaky bucket only: how many queued requests pass at once
+	 * @param maxWait how long a request may wait for its permits
+	 * @param penalty how long a refused key stays refused
+	 */
+	public RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration window, long burst, long cost,
+			long delayAfter, Duration maxWait, Duration penalty) {
+		this(name, algorithm, limit, window, burst, cost, delayAfter, maxWait, penalty, null);
 	}
 
 	/**
@@ -138,7 +170,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public RateLimitPolicy withBurst(long burst) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, burst, this.cost,
-				this.delayAfter, this.maxWait, this.penalty);
+				this.delayAfter, this.maxWait, this.penalty, this.calendar);
 	}
 
 	/**
@@ -148,7 +180,33 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public RateLimitPolicy withCost(long cost) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, cost,
-				this.delayAfter, this.maxWait, this.penalty);
+				this.delayAfter, this.maxWait, this.penalty, this.calendar);
+	}
+
+	/**
+	 * Returns a copy of this policy, a fixed window, whose windows are the periods of {@code calendar}.
+	 * @param calendar the calendar
+	 * @return the new policy
+	 * @throws IllegalArgumentException if the algorithm is not {@link Algorithm#FIXED_WINDOW}
+	 */
+	public RateLimitPolicy withCalendar(CalendarWindow calendar) {
+		return new RateLimitPolicy(this.name, this.algorithm, this.limit, calendar.nominalLength(), this.burst,
+				this.cost, this.delayAfter, this.maxWait, this.penalty, calendar);
+	}
+
+	/**
+	 * Returns a copy of this policy with another limit and window, the burst following the limit where it
+	 * was the limit: the policy that another client's quota of the same kind takes.
+	 * @param limit permits per window
+	 * @param window the window
+	 * @return the new policy
+	 * @throws IllegalArgumentException if the policy cannot decide that limit and window exactly
+	 */
+	public RateLimitPolicy withLimit(long limit, Duration window) {
+		long burst = (this.burst == this.limit) ? limit : this.burst;
+		CalendarWindow calendar = window.equals(this.window) ? this.calendar : null;
+		return new RateLimitPolicy(this.name, this.algorithm, limit, window, burst, this.cost, this.delayAfter,
+				this.maxWait, this.penalty, calendar);
 	}
 
 	/**
@@ -158,7 +216,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public RateLimitPolicy withDelayAfter(long delayAfter) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, this.cost,
-				delayAfter, this.maxWait, this.penalty);
+				delayAfter, this.maxWait, this.penalty, this.calendar);
 	}
 
 	/**
@@ -171,7 +229,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public RateLimitPolicy withMaxWait(Duration maxWait) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, this.cost,
-				this.delayAfter, maxWait, this.penalty);
+				this.delayAfter, maxWait, this.penalty, this.calendar);
 	}
 
 	/**
@@ -182,7 +240,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	public RateLimitPolicy shared() {
 		return (this.cost == 1 && this.maxWait.isZero()) ? this
 				: new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, 1,
-						this.delayAfter, Duration.ZERO, this.penalty);
+						this.delayAfter, Duration.ZERO, this.penalty, this.calendar);
 	}
 
 	/**
@@ -202,7 +260,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public RateLimitPolicy withPenalty(Duration penalty) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.window, this.burst, this.cost,
-				this.delayAfter, this.maxWait, penalty);
+				this.delayAfter, this.maxWait, penalty, this.calendar);
 	}
 
 	/**
@@ -215,12 +273,15 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 
 	/**
 	 * Returns the longest a key that stops sending takes to be back to its full quota: the window for the fixed
-	 * window and the sliding log, two windows for the sliding window counter (the previous window weighs on the
-	 * current one), and for the bucket algorithms the time the burst takes to refill, {@code burst x window /
-	 * limit}, rounded up to the microsecond.
+	 * window (the longest period of a calendar's) and the sliding log, two windows for the sliding window counter
+	 * (the previous window weighs on the current one), and for the bucket algorithms the time the burst takes to
+	 * refill, {@code burst x window / limit}, rounded up to the microsecond.
 	 * @return the time until any key is full again
 	 */
 	public Duration fullAfter() {
+		if (this.calendar != null) {
+			return this.calendar.longestPeriod();
+		}
 		long micros = switch (this.algorithm) {
 			case FIXED_WINDOW, SLIDING_LOG -> windowMicros();
 			case SLIDING_WINDOW_COUNTER -> 2 * windowMicros();

@@ -1,5 +1,6 @@
 package dev.ratelimit.core;
 
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -17,6 +18,16 @@ public interface TimeSource {
 	 * @return the current time in nanoseconds
 	 */
 	long nanoTime();
+
+	/**
+	 * Returns the instant on the calendar that this source stands at now, to which calendar windows are aligned.
+	 * The default reads the system's clock; a source of its own time overrides it, as {@link ManualTimeSource}
+	 * does.
+	 * @return the current instant
+	 */
+	default Instant instant() {
+		return Instant.now();
+	}
 
 	/**
 	 * Blocks the calling thread until {@code nanos} nanoseconds have passed on this source.

@@ -1,6 +1,7 @@
 package dev.ratelimit.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -34,7 +35,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * reference implementations on the article's scenarios and on random traces, the exact figures of each
  * decision at the edges, stacked policies, and no more than the limit under concurrency.
  * <p>
- * A subclass supplies the store; the clock it is given starts at zero and is the only time the store may read.
+ * A subclass supplies the store; the clock it is given is the only time the store may read.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class StoreContractTests {
@@ -47,7 +48,8 @@ public abstract class StoreContractTests {
 	private ExecutorService threads;
 
 	/**
-	 * Creates the store under test, reading time only from {@code clock}, which stands at zero.
+	 * Creates the store under test, reading time only from {@code clock}, which stands at zero unless a test
+	 * needs a date.
 	 * @param clock the clock
 	 * @return the store
 	 */
@@ -362,6 +364,100 @@ public abstract class StoreContractTests {
 				assertThat(allowed).as("allowed before the limit").isLessThan(10);
 			}
 			return allowed;
+		}
+
+	}
+
+	/**
+	 * Quotas per calendar day, week or month in a time zone, on a clock standing at a date: each case gives the
+	 * instant at which its period ends, as a calendar on the wall says it (independent of the implementation),
+	 * and the tests check that {@code Retry-After} counts down to it exactly, across daylight-saving changes and
+	 * months of 28 to 31 days, and that the quota is whole again from that instant.
+	 */
+	@Nested
+	class CalendarWindows {
+
+		static Stream<Arguments> periods() {
+			return Stream.of(
+					Arguments.of("calendar day in Europe/Berlin", "2024-03-30T22:30:00Z", "2024-03-30T23:00:00Z"),
+					// the day that springs forward lasts 23 hours, the one that falls back 25
+					Arguments.of("calendar day in Europe/Berlin", "2024-03-30T23:00:00Z", "2024-03-31T22:00:00Z"),
+					Arguments.of("calendar day in Europe/Berlin", "2024-10-26T22:00:00Z", "2024-10-27T23:00:00Z"),
+					Arguments.of("calendar day in Europe/Berlin at 06:00", "2024-07-01T03:00:00Z",
+							"2024-07-01T04:00:00Z"),
+					// a leap day, a month of 31 days ending, of 30, and a February of 28 in Berlin
+					Arguments.of("calendar month", "2024-02-29T12:00:00Z", "2024-03-01T00:00:00Z"),
+					Arguments.of("calendar month in UTC", "2023-01-31T23:59:59Z", "2023-02-01T00:00:00Z"),
+					Arguments.of("calendar month", "2024-04-30T23:00:00Z", "2024-05-01T00:00:00Z"),
+					Arguments.of("calendar month in Europe/Berlin", "2023-02-01T00:00:00Z", "2023-02-28T23:00:00Z"),
+					// 2024-01-03 was a Wednesday
+					Arguments.of("calendar week", "2024-01-03T10:00:00Z", "2024-01-08T00:00:00Z"),
+					// a manual clock standing at zero, the day before starting before the Unix epoch
+					Arguments.of("calendar day in Europe/Berlin", "1970-01-01T00:00:00Z", "1970-01-01T23:00:00Z"));
+		}
+
+		@ParameterizedTest(name = "{0} at {1}")
+		@MethodSource("periods")
+		void refusesUntilTheCalendarSaysThePeriodEnds(String window, String at, String ends) {
+			Instant now = Instant.parse(at);
+			Instant end = Instant.parse(ends);
+			ManualTimeSource clock = new ManualTimeSource(now);
+			RateLimitPolicy policy = RateLimitPolicy.of("daily", Algorithm.FIXED_WINDOW, 3, Duration.ofDays(1))
+				.withCalendar(CalendarWindow.parse(window));
+			RateLimiter limiter = createStore(clock).limiter(policy);
+			long untilEnd = Duration.between(now, end).toNanos();
+			for (int i = 2; i >= 0; i--) {
+				Decision allowed = limiter.decide("k");
+				assertThat(allowed.allowed()).isTrue();
+				assertThat(allowed.remaining()).isEqualTo(i);
+				assertThat(allowed.resetAfterNanos()).as("until the period ends").isEqualTo(untilEnd);
+			}
+			Decision refused = limiter.decide("k");
+			assertThat(refused.allowed()).isFalse();
+			assertThat(refused.retryAfterNanos()).as("until the period ends").isEqualTo(untilEnd);
+			clock.set(clock.nanoTime() + untilEnd - 1000);
+			assertThat(limiter.decide("k").retryAfterNanos()).as("a microsecond before its end").isEqualTo(1000);
+			clock.advance(Duration.ofNanos(1000));
+			Decision next = limiter.decide("k");
+			assertThat(next.allowed()).as("the next period").isTrue();
+			assertThat(next.remaining()).isEqualTo(2);
+		}
+
+		@Test
+		void givesBackOnlyWithinThePeriodItWasTakenIn() {
+			ManualTimeSource clock = new ManualTimeSource(Instant.parse("2024-03-31T21:59:59Z"));
+			RateLimitStore store = createStore(clock);
+			RateLimitPolicy policy = RateLimitPolicy.of("daily", Algorithm.FIXED_WINDOW, 2, Duration.ofDays(1))
+				.withCalendar(CalendarWindow.parse("calendar day in Europe/Berlin"));
+			Decision early = store.limiter(policy).decide("k");
+			Decision late = store.limiter(policy).decide("k");
+			store.giveBack(List.of(new KeyedPolicy("k", policy)), List.of(late));
+			assertThat(store.limiter(policy).decide("k").remaining()).as("given back in its day").isZero();
+			clock.advance(Duration.ofSeconds(1));
+			store.giveBack(List.of(new KeyedPolicy("k", policy)), List.of(early));
+			assertThat(store.limiter(policy).decide("k").remaining()).as("nothing given to the next day").isEqualTo(1);
+		}
+
+		@Test
+		void stacksWithAShortThrottle() {
+			ManualTimeSource clock = new ManualTimeSource(Instant.parse("2024-12-31T22:59:50Z"));
+			RateLimitStore store = createStore(clock);
+			List<RateLimitPolicy> stack = List.of(
+					RateLimitPolicy.of("per-second", Algorithm.GCRA, 1, Duration.ofSeconds(1)),
+					RateLimitPolicy.of("daily", Algorithm.FIXED_WINDOW, 3, Duration.ofDays(1))
+						.withCalendar(CalendarWindow.parse("calendar day in Europe/Berlin")));
+			int allowed = 0;
+			for (int second = 0; second < 9; second++) {
+				List<Decision> decisions = store.decideAll("k", stack);
+				assertThat(store.decideAll("k", stack)).as("twice in one second").noneMatch(Decision::allowed);
+				allowed += decisions.get(0).allowed() ? 1 : 0;
+				clock.advance(Duration.ofSeconds(1));
+			}
+			assertThat(allowed).as("three a day, at most one a second").isEqualTo(3);
+			assertThat(store.decideAll("k", stack).get(1).retryAfterNanos()).as("until midnight in Berlin")
+				.isEqualTo(Duration.ofSeconds(1).toNanos());
+			clock.advance(Duration.ofSeconds(1));
+			assertThat(store.decideAll("k", stack)).as("a new day").allMatch(Decision::allowed);
 		}
 
 	}

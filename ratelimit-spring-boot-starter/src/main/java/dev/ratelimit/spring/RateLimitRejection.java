@@ -81,7 +81,8 @@ public record RateLimitRejection(List<RateLimitPolicy> policies, List<Decision> 
 		StringJoiner limits = new StringJoiner(", ");
 		List<String> names = new ArrayList<>(exceeded.size());
 		for (RateLimitPolicy policy : exceeded) {
-			limits.add(policy.limit() + " per " + describe(policy.window()) + " (policy '" + policy.name() + "')");
+			Object window = (policy.calendar() != null) ? policy.calendar() : describe(policy.window());
+			limits.add(policy.limit() + " per " + window + " (policy '" + policy.name() + "')");
 			names.add(policy.name());
 		}
 		long seconds = retryAfterSeconds();

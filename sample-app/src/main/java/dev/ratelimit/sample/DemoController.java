@@ -93,7 +93,6 @@ public class DemoController {
 		return "global\n";
 	}
 
-	/** Declares 10 per 10 seconds; application.yml lowers it under ratelimit.policies.overridden. */
 	/** 3 requests per 10 seconds; the fourth puts the client under a penalty: refused for a minute. */
 	@GetMapping("/penalty")
 	@RateLimited(limit = 3, window = "10s", penalty = "60s", name = "penalty")
@@ -101,6 +100,14 @@ public class DemoController {
 		return "penalty\n";
 	}
 
+	/** 5 requests per calendar day in Berlin: the quota is whole again at every midnight there. */
+	@GetMapping("/daily")
+	@RateLimited(limit = 5, window = "calendar day in Europe/Berlin", algorithm = FIXED_WINDOW, name = "daily")
+	String daily() {
+		return "daily\n";
+	}
+
+	/** Declares 10 per 10 seconds; application.yml lowers it under ratelimit.policies.overridden. */
 	@GetMapping("/overridden")
 	@RateLimited(limit = 10, window = "10s", name = "overridden")
 	String overridden() {

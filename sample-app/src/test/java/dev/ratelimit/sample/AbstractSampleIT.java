@@ -3,6 +3,8 @@ package dev.ratelimit.sample;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -344,6 +346,27 @@ abstract class AbstractSampleIT {
 			.isEqualTo(200);
 		this.time.advance(Duration.ofSeconds(50));
 		assertThat(client.get("/demo/penalty").status()).isEqualTo(200);
+	}
+
+	@Test
+	void refusesASixthRequestADayUntilMidnightInBerlin() {
+		ZoneId berlin = ZoneId.of("Europe/Berlin");
+		// an hour before a midnight in Berlin, whatever the shared clock stands at
+		Instant midnight = this.time.instant().atZone(berlin).toLocalDate().plusDays(2).atStartOfDay(berlin)
+			.toInstant();
+		this.time.advance(Duration.between(this.time.instant(), midnight.minus(Duration.ofHours(1))));
+		LoopbackClient client = new LoopbackClient("127.0.0.2", this.port);
+		for (int i = 0; i < 5; i++) {
+			assertThat(client.get("/demo/daily").status()).isEqualTo(200);
+		}
+		LoopbackClient.Response sixth = client.get("/demo/daily");
+		assertThat(sixth.status()).isEqualTo(429);
+		assertThat(sixth.header("Retry-After")).isEqualTo("3600");
+		assertThat(sixth.header("RateLimit-Policy")).isEqualTo("\"daily\";q=5;w=86400");
+		this.time.advance(Duration.ofMinutes(59));
+		assertThat(client.get("/demo/daily").header("Retry-After")).isEqualTo("60");
+		this.time.advance(Duration.ofMinutes(1));
+		assertThat(client.get("/demo/daily").status()).as("a new day in Berlin").isEqualTo(200);
 	}
 
 	@Test

@@ -3,8 +3,9 @@ package dev.ratelimit.core.memory;
 import dev.ratelimit.core.Decision;
 
 /**
- * A counter for the current aligned window, packed as {@code (window index - base index) << countBits | count},
- * where the base index is that of the window {@code base} falls in and {@code countBits} holds the limit.
+ * A counter for the current aligned window, or calendar period, packed as
+ * {@code (window index - base index) << countBits | count}, where the base index is that of the window
+ * {@code base} falls in and {@code countBits} holds the limit.
  */
 final class FixedWindowState extends PackedState {
 
@@ -12,7 +13,7 @@ final class FixedWindowState extends PackedState {
 
 	FixedWindowState(Rules rules, long base, long word) {
 		super(base, word);
-		this.baseIndex = Math.floorDiv(base, rules.window);
+		this.baseIndex = rules.windowIndex(base);
 	}
 
 	@Override
@@ -28,8 +29,7 @@ final class FixedWindowState extends PackedState {
 	@Override
 	Decision describe(Rules rules, long word, long now, boolean allowed) {
 		long used = used(rules, word, now);
-		long current = Math.floorDiv(now, rules.window);
-		long untilNextWindow = rules.microsToNanos((current + 1) * rules.window - now);
+		long untilNextWindow = rules.microsToNanos(rules.untilNextWindow(now));
 		boolean waits = !allowed && used + rules.cost > rules.limit;
 		return new Decision(allowed, rules.limit, rules.limit - used, waits ? untilNextWindow : 0,
 				(used > 0) ? untilNextWindow : 0, 0, takenAt(allowed, now));
@@ -39,7 +39,7 @@ final class FixedWindowState extends PackedState {
 	long giveBack(Rules rules, long held, long now, long takenAt) {
 		// a count of a window that has ended counts no more: giving it back to the new one would add permits
 		long used = used(rules, held, now);
-		if (used == 0 || Math.floorDiv(takenAt, rules.window) != Math.floorDiv(now, rules.window)) {
+		if (used == 0 || rules.windowIndex(takenAt) != rules.windowIndex(now)) {
 			return held;
 		}
 		return (index(rules, now) << rules.countBits) | Math.max(0, used - rules.cost);
@@ -63,7 +63,7 @@ final class FixedWindowState extends PackedState {
 
 	/** The window of {@code now}, counted from the base index. */
 	private long index(Rules rules, long now) {
-		return Math.floorDiv(now, rules.window) - this.baseIndex;
+		return rules.windowIndex(now) - this.baseIndex;
 	}
 
 	/** The count of the window of {@code now}: the stored one if it is that window's, else 0. */

@@ -1,6 +1,8 @@
 package dev.ratelimit.core.memory;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -29,7 +31,8 @@ import dev.ratelimit.core.TimeSource;
  * state for the few instructions of a decision. A thread that loses a key to another retries, and after two
  * losses in a row parks for the shortest time the system grants. Time is read from the {@link TimeSource} and
  * counted in microseconds from the store's creation, the unit the Redis store uses too, so both decide alike;
- * fixed windows are aligned to the creation instant.
+ * fixed windows are aligned to the creation instant, and calendar windows to the time source's
+ * {@link TimeSource#instant() instant} then.
  * <p>
  * Memory stays bounded. A key whose state has returned to that of a new key (a full bucket, an empty window)
  * is forgotten by a sweep that runs whenever a policy's number of keys has doubled since its last one; forgetting
@@ -52,6 +55,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	private final long origin;
 
+	/** The Unix epoch microsecond at which the store's clock reads 0, to which calendar windows are aligned. */
+	final long wallOrigin;
+
 	final int maxKeys;
 
 	/** How many costs and waits of a policy, besides its own, keep a table of their own rather than one per request. */
@@ -68,6 +74,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	private InMemoryRateLimitStore(Builder builder) {
 		this.timeSource = builder.timeSource;
 		this.origin = builder.timeSource.nanoTime();
+		this.wallOrigin = ChronoUnit.MICROS.between(Instant.EPOCH, builder.timeSource.instant());
 		this.maxKeys = builder.maxKeys;
 	}
 

@@ -57,7 +57,7 @@ final class KeyTable {
 
 	KeyTable(InMemoryRateLimitStore store, RateLimitPolicy policy, int id) {
 		this.store = store;
-		this.rules = new Rules(policy);
+		this.rules = new Rules(policy, store.wallOrigin);
 		this.id = id;
 		long now = store.now();
 		this.overflow = this.rules.newState(now);
@@ -119,7 +119,8 @@ final class KeyTable {
 					long carried = Math.min(predecessor.table.takeOver(key, now), admits(policy));
 					while (carried > 0) {
 						long taken = Math.min(carried, policy.capacity());
-						fresh.release(fresh.take(new Rules(policy.withCost(taken)), fresh.hold(), now));
+						Rules rules = new Rules(policy.withCost(taken), this.store.wallOrigin);
+						fresh.release(fresh.take(rules, fresh.hold(), now));
 						carried -= taken;
 					}
 					break;

@@ -19,7 +19,7 @@ final class PolicyTable implements RateLimiter {
 
 	PolicyTable(KeyTable keys, RateLimitPolicy policy) {
 		this.keys = keys;
-		this.rules = (policy.equals(keys.rules.policy)) ? keys.rules : new Rules(policy);
+		this.rules = (policy.equals(keys.rules.policy)) ? keys.rules : new Rules(policy, keys.store.wallOrigin);
 	}
 
 	@Override

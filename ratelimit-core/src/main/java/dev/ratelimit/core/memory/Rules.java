@@ -2,7 +2,9 @@ package dev.ratelimit.core.memory;
 
 import java.math.BigInteger;
 
+import dev.ratelimit.core.CalendarWindow;
 import dev.ratelimit.core.RateLimitPolicy;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A policy turned into the integers its algorithm computes with. Time is in microseconds; the bucket
@@ -53,8 +55,17 @@ final class Rules {
 	/** The last window, counted from a fixed window state's base, that its word can hold. */
 	final long maxWindowIndex;
 
-	Rules(RateLimitPolicy policy) {
+	/** The periods of the policy's calendar, null for windows aligned to the store's creation. */
+	private final @Nullable CalendarPeriods periods;
+
+	/**
+	 * The rules of {@code policy} in a store whose clock reads 0 at {@code wallOrigin} microseconds since the
+	 * Unix epoch.
+	 */
+	Rules(RateLimitPolicy policy, long wallOrigin) {
 		this.policy = policy;
+		CalendarWindow calendar = policy.calendar();
+		this.periods = (calendar != null) ? new CalendarPeriods(calendar, wallOrigin) : null;
 		this.limit = policy.limit();
 		this.window = policy.windowMicros();
 		this.burst = policy.burst();
@@ -82,6 +93,19 @@ final class Rules {
 			case TOKEN_BUCKET, GCRA -> new ArrivalState(now, 0);
 			case LEAKY_BUCKET -> new LeakyBucketState(now, 0);
 		};
+	}
+
+	/** The index of the fixed window of {@code now}: its period's for a calendar's. */
+	long windowIndex(long now) {
+		return (this.periods != null) ? this.periods.at(now).index() : Math.floorDiv(now, this.window);
+	}
+
+	/** How long from {@code now} until the next fixed window starts. */
+	long untilNextWindow(long now) {
+		if (this.periods != null) {
+			return this.periods.at(now).end() - now;
+		}
+		return (Math.floorDiv(now, this.window) + 1) * this.window - now;
 	}
 
 	long microsToNanos(long micros) {

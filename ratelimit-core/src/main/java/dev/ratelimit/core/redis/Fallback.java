@@ -193,7 +193,7 @@ final class Fallback {
 		};
 		try {
 			RateLimitPolicy share = new RateLimitPolicy(policy.name(), policy.algorithm(), limit, policy.window(),
-					burst, 1, Math.min(policy.delayAfter(), burst));
+					burst, 1, Math.min(policy.delayAfter(), burst), Duration.ZERO, Duration.ZERO, policy.calendar());
 			return share.withCost(Math.min(policy.cost(), share.capacity()));
 		}
 		catch (IllegalArgumentException ex) {
@@ -209,7 +209,7 @@ final class Fallback {
 	static RateLimitPolicy unseen(RateLimitPolicy policy) {
 		try {
 			return new RateLimitPolicy(policy.name(), policy.algorithm(), 1, policy.window(), 1, 1,
-					Math.min(policy.delayAfter(), 1));
+					Math.min(policy.delayAfter(), 1), Duration.ZERO, Duration.ZERO, policy.calendar());
 		}
 		catch (IllegalArgumentException ex) {
 			// a policy of one request that cannot be written: enforce the whole limit rather than none

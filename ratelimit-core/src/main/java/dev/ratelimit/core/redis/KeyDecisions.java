@@ -1,5 +1,7 @@
 package dev.ratelimit.core.redis;
 
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -48,6 +50,15 @@ final class KeyDecisions {
 		this.fleet = fleet;
 		this.denials = denials;
 		this.known = known;
+	}
+
+	/**
+	 * The caller's now in Unix epoch microseconds, as the scripts read their now: the clock's when it decides,
+	 * else the system's, which Redis' {@code TIME} follows.
+	 */
+	long wallMicros() {
+		return this.clockDecides ? Math.floorDiv(this.clock.nanoTime(), 1000)
+				: ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
 	}
 
 	/**

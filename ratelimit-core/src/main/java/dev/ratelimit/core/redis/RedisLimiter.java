@@ -5,9 +5,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.CalendarWindow;
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One policy of a {@link RedisRateLimitStore}, with its script and its arguments written out once, and the
@@ -26,6 +28,9 @@ final class RedisLimiter implements RateLimiter {
 	private final String limit;
 
 	private final String window;
+
+	/** The window argument of a calendar window, written per period; null for a window of a fixed length. */
+	private final @Nullable CalendarArgument calendar;
 
 	private final String burst;
 
@@ -59,11 +64,19 @@ final class RedisLimiter implements RateLimiter {
 		this.scriptName = RedisScripts.fileName(policy.algorithm());
 		this.limit = Long.toString(policy.limit());
 		this.window = Long.toString(policy.windowMicros());
+		CalendarWindow calendar = policy.calendar();
+		this.calendar = (calendar != null) ? new CalendarArgument(calendar) : null;
 		this.burst = Long.toString(policy.burst());
 		this.cost = Long.toString(policy.cost());
 		this.shaping = Long.toString((policy.algorithm() == Algorithm.LEAKY_BUCKET) ? policy.delayAfter()
 				: policy.maxWaitMicros());
 		this.penalty = Long.toString(policy.penaltyMicros());
+	}
+
+	/** The window of every script's arguments: its periods around now for a calendar window. */
+	private String window() {
+		CalendarArgument calendar = this.calendar;
+		return (calendar != null) ? calendar.at(this.decisions.wallMicros()) : this.window;
 	}
 
 	@Override
@@ -133,20 +146,20 @@ final class RedisLimiter implements RateLimiter {
 	List<String> standaloneArgs(String now, String deadline, String expect) {
 		String shaping = this.shaping.equals("0") ? "" : this.shaping;
 		if (!expect.isEmpty()) {
-			return List.of(this.limit, this.window, this.burst, this.cost, now, shaping, deadline, expect);
+			return List.of(this.limit, window(), this.burst, this.cost, now, shaping, deadline, expect);
 		}
 		if (!deadline.isEmpty()) {
-			return List.of(this.limit, this.window, this.burst, this.cost, now, shaping, deadline);
+			return List.of(this.limit, window(), this.burst, this.cost, now, shaping, deadline);
 		}
-		return shaping.isEmpty() ? List.of(this.limit, this.window, this.burst, this.cost, now)
-				: List.of(this.limit, this.window, this.burst, this.cost, now, shaping);
+		return shaping.isEmpty() ? List.of(this.limit, window(), this.burst, this.cost, now)
+				: List.of(this.limit, window(), this.burst, this.cost, now, shaping);
 	}
 
 	/** This policy's six values in the ARGV of the give-back script, for a request taken at {@code takenAt}. */
 	void addGiveBackArgs(List<String> args, long takenAt) {
 		args.add(this.scriptName);
 		args.add(this.limit);
-		args.add(this.window);
+		args.add(window());
 		args.add(this.burst);
 		args.add(this.cost);
 		args.add(Long.toString(takenAt));
@@ -156,7 +169,7 @@ final class RedisLimiter implements RateLimiter {
 	void addCarryOverArgs(List<String> args) {
 		args.add(this.scriptName);
 		args.add(this.limit);
-		args.add(this.window);
+		args.add(window());
 		args.add(this.burst);
 		args.add(Long.toString(this.policy.capacity()));
 		args.add(this.shaping);
@@ -178,7 +191,7 @@ final class RedisLimiter implements RateLimiter {
 	private void addStackedArgs(List<String> args, String cost) {
 		args.add(this.scriptName);
 		args.add(this.limit);
-		args.add(this.window);
+		args.add(window());
 		args.add(this.burst);
 		args.add(cost);
 		args.add(this.shaping);

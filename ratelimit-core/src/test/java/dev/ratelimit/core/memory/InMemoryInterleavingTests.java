@@ -121,7 +121,7 @@ class InMemoryInterleavingTests {
 		RateLimitPolicy policy = RateLimitPolicy.of("p", algorithm, 999_983, Duration.ofSeconds(1));
 		PolicyTable limiter = table(policy);
 		limiter.decide("busy");
-		this.clock.clock.set((new Rules(policy).arrivalSpan + 1000) * 1000);
+		this.clock.clock.set((new Rules(policy, 0).arrivalSpan + 1000) * 1000);
 		this.clock.onNextRead(() -> limiter.decide("busy"));
 		assertThat(limiter.decide("busy").allowed()).isTrue();
 		limiter.decide("reference");

@@ -424,7 +424,7 @@ class InMemoryRateLimitStoreTests {
 		// 999,983 is prime: each microsecond is 999,983 ticks, so the word spans 53 days from the key's creation
 		long limit = 999_983;
 		RateLimitPolicy policy = new RateLimitPolicy("p", algorithm, limit, Duration.ofSeconds(1), limit, limit, 0);
-		long span = new Rules(policy).arrivalSpan;
+		long span = new Rules(policy, 0).arrivalSpan;
 		assertThat(Duration.ofNanos(span * 1000)).isLessThan(Duration.ofDays(60));
 		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
 		RateLimiter limiter = store.limiter(policy);
@@ -471,7 +471,7 @@ class InMemoryRateLimitStoreTests {
 	void anOverflowQuotaBusyPastTheSpanItsWordCountsKeepsItsState() {
 		long limit = 999_983;
 		RateLimitPolicy policy = new RateLimitPolicy("p", Algorithm.GCRA, limit, Duration.ofSeconds(1), limit, limit, 0);
-		long span = new Rules(policy).arrivalSpan;
+		long span = new Rules(policy, 0).arrivalSpan;
 		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).maxKeys(1).build();
 		RateLimiter limiter = store.limiter(policy);
 		assertThat(limiter.tryAcquire("tracked")).isTrue();
@@ -490,7 +490,7 @@ class InMemoryRateLimitStoreTests {
 	void aKeyIdleForTwiceTheSpanItsWordCountsIsFullAgain(Algorithm algorithm) {
 		long limit = 999_983;
 		RateLimitPolicy policy = new RateLimitPolicy("p", algorithm, limit, Duration.ofSeconds(1), limit, limit, 0);
-		long span = new Rules(policy).arrivalSpan;
+		long span = new Rules(policy, 0).arrivalSpan;
 		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
 		RateLimiter limiter = store.limiter(policy);
 		assertThat(limiter.tryAcquire("idle")).isTrue();
@@ -514,7 +514,7 @@ class InMemoryRateLimitStoreTests {
 		long limit = 1L << 40;
 		RateLimitPolicy policy = new RateLimitPolicy("p", Algorithm.FIXED_WINDOW, limit, Duration.ofMillis(1), limit,
 				limit / 2, 0);
-		long lastWindow = new Rules(policy).maxWindowIndex;
+		long lastWindow = new Rules(policy, 0).maxWindowIndex;
 		assertThat(lastWindow).isEqualTo((1L << 21) - 1);
 		InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().timeSource(this.clock).build();
 		RateLimiter limiter = store.limiter(policy);

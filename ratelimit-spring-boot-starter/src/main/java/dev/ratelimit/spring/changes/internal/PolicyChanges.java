@@ -232,8 +232,10 @@ public final class PolicyChanges implements CurrentLimits {
 		long newBurst = (burst != null) ? burst : (policy.burst() == policy.limit()) ? limit : policy.burst();
 		long delayAfter = (policy.delayAfter() == policy.burst()) ? newBurst
 				: Math.min(policy.delayAfter(), newBurst);
+		// a calendar window stays one while the window stays its nominal length
 		return new RateLimitPolicy(policy.name(), policy.algorithm(), limit, window, newBurst, policy.cost(),
-				(policy.delayAfter() == 0) ? 0 : delayAfter, policy.maxWait(), policy.penalty());
+				(policy.delayAfter() == 0) ? 0 : delayAfter, policy.maxWait(), policy.penalty(),
+				window.equals(policy.window()) ? policy.calendar() : null);
 	}
 
 	private static Duration parseWindow(String window) {

@@ -182,7 +182,7 @@ final class AnnotationDeclarations {
 	private RateLimitPolicy policy(String where, String action, MergedAnnotation<RateLimited> annotation,
 			String name, @Nullable LimitValues override) {
 		long limit = (override != null && override.limit() != null) ? override.limit() : annotation.getLong("limit");
-		Duration window = DeclaredValues.window(where, action,
+		DeclaredValues.Window window = DeclaredValues.window(where, action,
 				(override != null && override.window() != null) ? override.window() : annotation.getString("window"));
 		Algorithm algorithm = (override != null && override.algorithm() != null) ? override.algorithm()
 				: algorithm(where, action, annotation.getEnumArray("algorithm", Algorithm.class));
@@ -203,8 +203,8 @@ final class AnnotationDeclarations {
 		Duration penalty = DeclaredValues.penalty(where, action, (override != null && override.penalty() != null)
 				? override.penalty() : annotation.getString("penalty"));
 		return DeclaredValues.parse("Invalid " + where + ": ", action,
-				() -> new RateLimitPolicy(name, algorithm, limit, window, burst, cost, delayAfter, Duration.ZERO,
-						penalty));
+				() -> new RateLimitPolicy(name, algorithm, limit, window.length(), burst, cost, delayAfter,
+						Duration.ZERO, penalty, window.calendar()));
 	}
 
 	private Algorithm algorithm(String where, String action, Algorithm[] declared) {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.function.Supplier;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.CalendarWindow;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.spring.RateLimitConfigurationException;
 import org.jspecify.annotations.Nullable;
@@ -37,9 +38,18 @@ final class DeclaredValues {
 		}
 	}
 
-	/** Parses a window of the annotation or of the configuration, both in one syntax. */
-	static Duration window(String where, String action, String window) {
-		return parse("Invalid " + where + ": window ", action, () -> RateLimitPolicy.parseWindow(window));
+	/**
+	 * Parses a window of the annotation or of the configuration, both in one syntax: a duration, or a calendar
+	 * window such as {@code calendar day in Europe/Berlin}.
+	 */
+	static Window window(String where, String action, String window) {
+		return parse("Invalid " + where + ": window ", action, () -> {
+			if (CalendarWindow.isCalendar(window)) {
+				CalendarWindow calendar = CalendarWindow.parse(window);
+				return new Window(calendar.nominalLength(), calendar);
+			}
+			return new Window(RateLimitPolicy.parseWindow(window), null);
+		});
 	}
 
 	/** Returns how long a refused client stays refused, {@link Duration#ZERO} where none is written. */
@@ -48,6 +58,15 @@ final class DeclaredValues {
 			return Duration.ZERO;
 		}
 		return parse("Invalid " + where + ": penalty ", action, () -> RateLimitPolicy.parseWindow(penalty));
+	}
+
+	/**
+	 * A window as written: its length, and its calendar for a calendar window.
+	 *
+	 * @param length the window's length, the nominal length of a calendar window's periods
+	 * @param calendar the calendar, or null for a window of a fixed length
+	 */
+	record Window(Duration length, @Nullable CalendarWindow calendar) {
 	}
 
 	/**

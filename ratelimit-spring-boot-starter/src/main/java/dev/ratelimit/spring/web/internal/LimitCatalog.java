@@ -268,7 +268,8 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 
 	/** The values of a policy, as the startup report and the log write them. */
 	public static String describe(RateLimitPolicy policy) {
-		return policy.algorithm() + " " + policy.limit() + "/" + policy.window()
+		return policy.algorithm() + " " + policy.limit() + "/"
+				+ ((policy.calendar() != null) ? policy.calendar() : policy.window())
 				+ ((policy.burst() != policy.limit()) ? " burst " + policy.burst() : "")
 				+ ((policy.delayAfter() == 0) ? ""
 						: (policy.delayAfter() == policy.burst()) ? " no delay" : " delay after " + policy.delayAfter())

@@ -68,7 +68,8 @@ final class PlanDeclarations {
 					: (annotation != null) ? annotation.limit() : policy.limit();
 			String windowText = (override != null && override.window() != null) ? override.window()
 					: (annotation != null) ? annotation.window() : "";
-			Duration window = windowText.isEmpty() ? policy.window()
+			DeclaredValues.Window window = windowText.isEmpty()
+					? new DeclaredValues.Window(policy.window(), policy.calendar())
 					: DeclaredValues.window(planWhere, action, windowText);
 			long burst = (override != null && override.burst() != null) ? override.burst()
 					: (annotation != null && annotation.burst() != 0) ? annotation.burst() : limit;
@@ -77,8 +78,8 @@ final class PlanDeclarations {
 					: policy.delayAfter();
 			String name = policy.name() + ":" + plan;
 			RateLimitPolicy planPolicy = DeclaredValues.parse("Invalid " + planWhere + ": ", action,
-					() -> new RateLimitPolicy(name, policy.algorithm(), limit, window, burst, policy.cost(),
-							delayAfter, policy.maxWait(), policy.penalty()));
+					() -> new RateLimitPolicy(name, policy.algorithm(), limit, window.length(), burst, policy.cost(),
+							delayAfter, policy.maxWait(), policy.penalty(), window.calendar()));
 			this.names.claim(name, site, action);
 			this.policyPlans.register(name, plan);
 			plans.put(plan, planPolicy);

@@ -121,7 +121,7 @@ final class RuleDeclarations {
 	static RateLimitPolicy policy(String property, String action, String name, LimitValues values,
 			Algorithm defaultAlgorithm) {
 		long limit = required(property, action, "limit", values.limit());
-		Duration window = DeclaredValues.window(property, action,
+		DeclaredValues.Window window = DeclaredValues.window(property, action,
 				required(property, action, "window", values.window()));
 		Algorithm algorithm = (values.algorithm() != null) ? values.algorithm() : defaultAlgorithm;
 		long burst = (values.burst() != null) ? values.burst() : limit;
@@ -129,8 +129,9 @@ final class RuleDeclarations {
 				"delay-after", Boolean.TRUE.equals(values.noDelay()), "no-delay");
 		Duration penalty = DeclaredValues.penalty(property, action, values.penalty());
 		return DeclaredValues.parse("Invalid " + property + ": ", action,
-				() -> new RateLimitPolicy(name, algorithm, limit, window, burst,
-						(values.cost() != null) ? values.cost() : 1, delayAfter, Duration.ZERO, penalty));
+				() -> new RateLimitPolicy(name, algorithm, limit, window.length(), burst,
+						(values.cost() != null) ? values.cost() : 1, delayAfter, Duration.ZERO, penalty,
+						window.calendar()));
 	}
 
 	private static <T> T required(String property, String action, String field, @Nullable T value) {
