@@ -74,6 +74,16 @@ public class DemoController {
 		return "hello " + ((principal != null) ? principal.getName() : "anonymous") + "\n";
 	}
 
+	/**
+	 * Each signed-in customer's quota from its record (CustomerRecords: alice 5 per 10 seconds, bob 2), 1 per 10
+	 * seconds for anyone else.
+	 */
+	@GetMapping("/customer")
+	@RateLimited(limit = 1, window = "10s", key = "user", name = "customer")
+	String customer(@Nullable Principal principal) {
+		return "hello " + ((principal != null) ? principal.getName() : "anonymous") + "\n";
+	}
+
 	/** At most 3 requests a second and 10 per 10 seconds; a request denied by one takes nothing from the other. */
 	@GetMapping("/stacked")
 	@RateLimited(limit = 3, window = "1s", name = "stacked-per-second")

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.sample.CustomerRecords.Quota;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
@@ -58,6 +59,9 @@ abstract class AbstractSampleIT {
 
 	@Autowired
 	private ManualTimeSource time;
+
+	@Autowired
+	private CustomerRecords records;
 
 	@Autowired
 	private ManualScheduler scheduler;
@@ -434,6 +438,44 @@ abstract class AbstractSampleIT {
 		get("/demo/user", "alice", "alice-password").expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
 		get("/demo/user", "bob", "bob-password").expectStatus().isOk().expectBody(String.class).isEqualTo("hello bob\n");
 		get("/demo/user").expectStatus().isOk().expectBody(String.class).isEqualTo("hello anonymous\n");
+	}
+
+	@Test
+	void givesEachCustomerTheQuotaOfItsRecordAndFollowsAChangedRecord() {
+		for (int i = 0; i < 5; i++) {
+			get("/demo/customer", "alice", "alice-password").expectStatus()
+				.isOk()
+				.expectHeader()
+				.valueEquals("RateLimit-Policy", "\"customer\";q=5;w=10");
+		}
+		get("/demo/customer", "alice", "alice-password").expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+		admin(HttpMethod.GET, "/actuator/ratelimit/customer/user:alice").expectStatus()
+			.isOk()
+			.expectBody()
+			.json("""
+					{"policy": "customer", "key": "user:alice", "limit": 5, "window": "PT10S", "remaining": 0}
+					""");
+		for (int i = 0; i < 2; i++) {
+			get("/demo/customer", "bob", "bob-password").expectHeader()
+				.valueEquals("RateLimit-Policy", "\"customer\";q=2;w=10");
+		}
+		get("/demo/customer", "bob", "bob-password").expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+		get("/demo/customer").expectHeader().valueEquals("RateLimit-Policy", "\"customer\";q=1;w=10");
+		Quota bob = this.records.quota("bob").orElseThrow();
+		try {
+			this.records.update("bob", new Quota(3, Duration.ofSeconds(10)));
+			this.time.advance(Duration.ofMinutes(1));
+			for (int i = 0; i < 3; i++) {
+				get("/demo/customer", "bob", "bob-password").expectStatus()
+					.isOk()
+					.expectHeader()
+					.valueEquals("RateLimit-Policy", "\"customer\";q=3;w=10");
+			}
+			get("/demo/customer", "bob", "bob-password").expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+		}
+		finally {
+			this.records.update("bob", bob);
+		}
 	}
 
 	@Test

@@ -15,6 +15,7 @@ import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.spring.changes.internal.PolicyChanges;
 import dev.ratelimit.spring.web.internal.EndpointLimits;
 import dev.ratelimit.spring.web.internal.Keys;
+import dev.ratelimit.spring.web.internal.ClientLimits;
 import dev.ratelimit.spring.web.internal.LimitCatalog;
 import dev.ratelimit.spring.web.internal.RateLimitHeaders;
 import org.jspecify.annotations.Nullable;
@@ -61,11 +62,23 @@ public final class RateLimitEndpoint {
 
 	private final String storeName;
 
-	public RateLimitEndpoint(LimitCatalog catalog, PolicyChanges changes, RateLimitStore store, String storeName) {
+	private final @Nullable ClientLimits clientLimits;
+
+	/**
+	 * Creates the endpoint.
+	 * @param catalog every endpoint's limits
+	 * @param changes the runtime changes
+	 * @param store the store
+	 * @param storeName the store's name, as {@code ratelimit.store} says it
+	 * @param clientLimits the limits of each client from the application's records, or null
+	 */
+	public RateLimitEndpoint(LimitCatalog catalog, PolicyChanges changes, RateLimitStore store, String storeName,
+			@Nullable ClientLimits clientLimits) {
 		this.catalog = catalog;
 		this.changes = changes;
 		this.store = store;
 		this.storeName = storeName;
+		this.clientLimits = clientLimits;
 	}
 
 	/**
@@ -114,7 +127,7 @@ public final class RateLimitEndpoint {
 	@DeleteOperation
 	public KeyState reset(@Selector String policy, @Selector(match = Match.ALL_REMAINING) String[] key) {
 		String client = storeKey(policy, key);
-		this.store.reset(client, current(policy));
+		this.store.reset(client, of(policy, client));
 		return inspect(policy, client);
 	}
 
@@ -166,10 +179,22 @@ public final class RateLimitEndpoint {
 	}
 
 	private KeyState inspect(String policy, String key) {
-		RateLimitPolicy current = this.changes.current(policy);
+		RateLimitPolicy current = of(policy, key);
 		Decision decision = this.store.inspect(key, current);
-		return new KeyState(policy, key, decision.allowed(), decision.limit(), decision.remaining(),
+		return new KeyState(policy, key, decision.allowed(), decision.limit(), window(current), decision.remaining(),
 				RateLimitHeaders.seconds(decision.retryAfterNanos()), RateLimitHeaders.seconds(decision.resetAfterNanos()));
+	}
+
+	/** The policy of that name as it applies to {@code key} now: the client's own, if it has limits of its own. */
+	private RateLimitPolicy of(String policy, String key) {
+		RateLimitPolicy current = this.changes.current(policy);
+		ClientLimits clientLimits = this.clientLimits;
+		return (clientLimits != null) ? clientLimits.policy(key, current) : current;
+	}
+
+	/** A policy's window in ISO-8601, or its calendar window as written. */
+	private static String window(RateLimitPolicy policy) {
+		return (policy.calendar() != null) ? policy.calendar().toString() : policy.window().toString();
 	}
 
 	/**
@@ -209,11 +234,11 @@ public final class RateLimitEndpoint {
 		});
 		PolicyChanges.Change change = this.changes.change(name);
 		RateLimitPolicy declared = this.changes.declared(name);
-		return new PolicyDescriptor(name, policy.algorithm().name(), policy.limit(), policy.window().toString(),
+		return new PolicyDescriptor(name, policy.algorithm().name(), policy.limit(), window(policy),
 				policy.burst(), policy.delayAfter(),
 				policy.penalty().isZero() ? null : policy.penalty().toString(), usages,
 				(change != null && declared != null) ? new ChangeDescriptor(change.at(), declared.limit(),
-						declared.window().toString(), declared.burst()) : null);
+						window(declared), declared.burst()) : null);
 	}
 
 	/** A request naming a policy that no endpoint has. */
@@ -300,13 +325,14 @@ public final class RateLimitEndpoint {
 	 * @param policy the policy
 	 * @param key the key
 	 * @param allowed whether a request of one permit would pass now
-	 * @param limit the policy's limit
+	 * @param limit the policy's limit for the key, its own if it has limits of its own
+	 * @param window the policy's window for the key, in ISO-8601, or a calendar window as written
 	 * @param remaining the permits left
 	 * @param retryAfter seconds until a request would pass, rounded up; 0 when one would now
 	 * @param resetAfter seconds until the key is back to its full quota, rounded up
 	 */
-	public record KeyState(String policy, String key, boolean allowed, long limit, long remaining, long retryAfter,
-			long resetAfter) {
+	public record KeyState(String policy, String key, boolean allowed, long limit, String window, long remaining,
+			long retryAfter, long resetAfter) {
 	}
 
 }

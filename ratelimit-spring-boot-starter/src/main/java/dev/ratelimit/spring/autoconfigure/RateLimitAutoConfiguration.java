@@ -15,6 +15,7 @@ import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
+import dev.ratelimit.spring.LimitResolver;
 import dev.ratelimit.spring.RateLimitConfigurationException;
 import dev.ratelimit.spring.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.spring.changes.internal.PolicyChanges;
@@ -30,6 +31,7 @@ import dev.ratelimit.spring.redis.SpringDataRedisScriptExecutor;
 import dev.ratelimit.spring.server.internal.OriginCustomizer;
 import dev.ratelimit.spring.server.internal.OriginValve;
 import dev.ratelimit.spring.web.internal.ClientAddresses;
+import dev.ratelimit.spring.web.internal.ClientLimits;
 import dev.ratelimit.spring.web.internal.LimitSettings;
 import dev.ratelimit.spring.web.internal.Networks;
 import dev.ratelimit.spring.web.internal.RequestDecisions;
@@ -56,6 +58,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnNotWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -353,10 +356,19 @@ public final class RateLimitAutoConfiguration {
 		@ConditionalOnMissingBean
 		RequestDecisions rateLimitRequestDecisions(RateLimitStore store, ObjectProvider<RateLimitMetrics> metrics,
 				RateLimitProperties properties, TimeSource timeSource, PolicyChanges changes,
-				ObjectProvider<DecisionObserver> observer) {
+				ObjectProvider<DecisionObserver> observer, ObjectProvider<ClientLimits> clientLimits) {
 			return new RequestDecisions(store, metrics.getIfAvailable(() -> RateLimitMetrics.NONE),
 					properties.getHeaders().isLegacy(), properties.isShadowHeaders(), new UnresolvedKeys(timeSource),
-					new ShadowLog(timeSource), changes, observer.getIfAvailable());
+					new ShadowLog(timeSource), changes, observer.getIfAvailable(), clientLimits.getIfAvailable());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnSingleCandidate(LimitResolver.class)
+		ClientLimits rateLimitClientLimits(LimitResolver resolver, RateLimitStore store, TimeSource timeSource,
+				RateLimitProperties properties) {
+			return new ClientLimits(resolver, store, timeSource, properties.getLimitResolverTtl(),
+					properties.getMaxKeys());
 		}
 
 	}

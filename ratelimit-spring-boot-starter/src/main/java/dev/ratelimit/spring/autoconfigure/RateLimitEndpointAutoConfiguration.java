@@ -4,6 +4,7 @@ import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.spring.actuate.RateLimitEndpoint;
 import dev.ratelimit.spring.actuate.RateLimitEndpointWebExtension;
 import dev.ratelimit.spring.changes.internal.PolicyChanges;
+import dev.ratelimit.spring.web.internal.ClientLimits;
 import dev.ratelimit.spring.web.internal.LimitCatalog;
 
 import org.apache.commons.logging.Log;
@@ -41,8 +42,9 @@ public final class RateLimitEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitEndpoint rateLimitEndpoint(LimitCatalog catalog, PolicyChanges changes, RateLimitStore store,
-			RateLimitProperties properties) {
-		return new RateLimitEndpoint(catalog, changes, store, RateLimitAutoConfiguration.storeName(properties));
+			RateLimitProperties properties, ObjectProvider<ClientLimits> clientLimits) {
+		return new RateLimitEndpoint(catalog, changes, store, RateLimitAutoConfiguration.storeName(properties),
+				clientLimits.getIfAvailable());
 	}
 
 	@Bean

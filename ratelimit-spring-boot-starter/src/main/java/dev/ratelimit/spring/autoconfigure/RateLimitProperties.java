@@ -46,6 +46,12 @@ public class RateLimitProperties {
 	 */
 	private double nearLimitShare = 0.2;
 
+	/**
+	 * How long the limits that the application's LimitResolver gives a client under a policy are kept before
+	 * it is asked again.
+	 */
+	private Duration limitResolverTtl = Duration.ofMinutes(1);
+
 	private final Redis redis = new Redis();
 
 	private final Health health = new Health();
@@ -114,6 +120,14 @@ public class RateLimitProperties {
 
 	public void setMaxKeys(int maxKeys) {
 		this.maxKeys = maxKeys;
+	}
+
+	public Duration getLimitResolverTtl() {
+		return this.limitResolverTtl;
+	}
+
+	public void setLimitResolverTtl(Duration limitResolverTtl) {
+		this.limitResolverTtl = limitResolverTtl;
 	}
 
 	public double getNearLimitShare() {

@@ -61,6 +61,8 @@ public final class RequestDecisions {
 
 	private final @Nullable DecisionObserver observer;
 
+	private final @Nullable ClientLimits clientLimits;
+
 	/**
 	 * Creates the decisions of requests in {@code store}.
 	 * @param store the store that decides
@@ -71,10 +73,11 @@ public final class RequestDecisions {
 	 * @param shadowLog tells what the policies in shadow mode would have done
 	 * @param current the limits in force, as declared or changed at runtime
 	 * @param observer observes each decision, or null
+	 * @param clientLimits the limits of each client from the application's records, or null
 	 */
 	public RequestDecisions(RateLimitStore store, RateLimitMetrics metrics, boolean legacyHeaders, boolean shadowHeaders,
 			UnresolvedKeys unresolvedKeys, ShadowLog shadowLog, CurrentLimits current,
-			@Nullable DecisionObserver observer) {
+			@Nullable DecisionObserver observer, @Nullable ClientLimits clientLimits) {
 		this.store = store;
 		this.metrics = metrics;
 		this.legacyHeaders = legacyHeaders;
@@ -83,6 +86,7 @@ public final class RequestDecisions {
 		this.shadowLog = shadowLog;
 		this.current = current;
 		this.observer = observer;
+		this.clientLimits = clientLimits;
 	}
 
 	/** Decides the request unless it is exempt, on the calling thread. */
@@ -174,6 +178,14 @@ public final class RequestDecisions {
 			return new Run(request, match, limits, Verdict.EXEMPT);
 		}
 		Run run = new Run(request, match, limits.forPlanOf(request, this.current), null);
+		ClientLimits clientLimits = this.clientLimits;
+		if (clientLimits != null) {
+			Run keyedRun = run;
+			EndpointLimits own = clientLimits.of(run.limits, (i) -> key(keyedRun, i));
+			if (own != run.limits) {
+				run = run.withLimits(own);
+			}
+		}
 		try {
 			run.keyed = keyed(run, run.enforced);
 		}
@@ -336,23 +348,31 @@ public final class RequestDecisions {
 	 */
 	private List<KeyedPolicy> keyed(Run run, EndpointLimits.Stack stack) {
 		EndpointLimits limits = run.limits;
-		@Nullable String[] keys = run.keys;
-		List<KeySource> sources = limits.keys();
 		List<KeyedPolicy> keyed = new ArrayList<>(stack.indices().size());
 		for (int i : stack.indices()) {
-			String key = keys[i];
-			for (int j = 0; j < keys.length && key == null; j++) {
-				if (keys[j] != null && sources.get(j) == sources.get(i)) {
-					key = keys[j];
-				}
-			}
-			if (key == null) {
-				key = Keys.safe(this.unresolvedKeys.key(run.request, limits, run.match.uriVariables(), i));
-			}
-			keys[i] = key;
-			keyed.add(new KeyedPolicy(key, limits.policy(i, run.request, run.match.uriVariables())));
+			keyed.add(new KeyedPolicy(key(run, i), limits.policy(i, run.request, run.match.uriVariables())));
 		}
 		return keyed;
+	}
+
+	/** The key of the {@code i}-th policy, computed once for the policies that share a key source. */
+	private String key(Run run, int i) {
+		@Nullable String[] keys = run.keys;
+		String key = keys[i];
+		if (key != null) {
+			return key;
+		}
+		List<KeySource> sources = run.limits.keys();
+		for (int j = 0; j < keys.length && key == null; j++) {
+			if (keys[j] != null && sources.get(j) == sources.get(i)) {
+				key = keys[j];
+			}
+		}
+		if (key == null) {
+			key = Keys.safe(this.unresolvedKeys.key(run.request, run.limits, run.match.uriVariables(), i));
+		}
+		keys[i] = key;
+		return key;
 	}
 
 	/** A request waits for the latest of its slots; only a leaky bucket gives one. */
@@ -395,13 +415,23 @@ public final class RequestDecisions {
 		List<Decision> shadowDecisions = List.of();
 
 		Run(LimitedRequest request, LimitCatalog.Match match, EndpointLimits limits, @Nullable Verdict verdict) {
+			this(request, match, limits, verdict, new String[limits.policies().size()]);
+		}
+
+		private Run(LimitedRequest request, LimitCatalog.Match match, EndpointLimits limits,
+				@Nullable Verdict verdict, @Nullable String[] keys) {
 			this.request = request;
 			this.match = match;
 			this.limits = limits;
 			this.enforced = limits.enforced();
 			this.shadowed = limits.shadowed();
-			this.keys = new String[limits.policies().size()];
+			this.keys = keys;
 			this.verdict = verdict;
+		}
+
+		/** This run under {@code limits}, the same policies with other values, keeping the keys computed. */
+		Run withLimits(EndpointLimits limits) {
+			return new Run(this.request, this.match, limits, this.verdict, this.keys);
 		}
 
 	}
