@@ -8,8 +8,9 @@ import org.jspecify.annotations.Nullable;
  * system), beside or instead of plans declared in advance: the application's one bean of this type answers for
  * every limit, on requests and on method calls alike.
  * <p>
- * It is asked with the key that the limit computed for the request or call, such as the authenticated user's
- * name for {@code key = "user"}, and the declared policy (as a runtime change left it). It returns that policy
+ * It is asked with the key that the limit computed for the request or call, as the store and the Actuator know
+ * it, with its kind: {@code user:alice} for {@code key = "user"}, {@code spel:acme} for {@code key =
+ * "#customer"}; and with the declared policy, as a runtime change left it. It returns that policy
  * with the client's values, typically {@link RateLimitPolicy#withLimit(long, java.time.Duration)
  * declared.withLimit(limit, window)}, or {@code null} for the declared limits. Its answer is kept for
  * {@code ratelimit.limit-resolver-ttl} (a minute unless set) per client and policy, so that a changed record

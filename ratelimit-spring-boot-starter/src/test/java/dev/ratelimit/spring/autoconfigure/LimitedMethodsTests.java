@@ -11,6 +11,7 @@ import ch.qos.logback.classic.Logger;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.spring.RateLimitConfigurationException;
 import dev.ratelimit.spring.RateLimitExceededException;
+import dev.ratelimit.spring.LimitResolver;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.actuate.RateLimitEndpoint;
 import dev.ratelimit.spring.web.internal.LimitCatalog;
@@ -96,6 +97,25 @@ class LimitedMethodsTests {
 				.tags("policy", "quotes", "outcome", "rejected")
 				.counter()
 				.count()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void givesACustomerTheLimitsOfItsRecordOnAMethodCallToo() {
+		// the key as the limit computed it, with its kind: spel: for a key of an expression
+		LimitResolver records = (client, declared) -> client.equals("spel:acme")
+				? declared.withLimit(3, declared.window()) : null;
+		this.runner.withUserConfiguration(Quotes.class).withBean(LimitResolver.class, () -> records).run((context) -> {
+			Quotes quotes = context.getBean(Quotes.class);
+			for (int i = 0; i < 3; i++) {
+				assertThat(quotes.quote("acme")).isEqualTo("quote for acme");
+			}
+			assertThat(catchExceeded(() -> quotes.quote("acme"))).hasMessageStartingWith(
+					"Rate limit exceeded: 3 per 10 seconds (policy 'quotes')");
+			quotes.quote("initech");
+			quotes.quote("initech");
+			assertThat(catchExceeded(() -> quotes.quote("initech")).policy().limit()).as("the declared limit")
+				.isEqualTo(2);
 		});
 	}
 
