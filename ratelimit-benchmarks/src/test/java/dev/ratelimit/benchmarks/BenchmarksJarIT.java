@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs the packaged suite the way the README tells users to, asking for its usage or giving it a bad argument:
+ * Runs the packaged suite the way docs/benchmarks.md tells users to, asking for its usage or giving it a bad argument:
  * it answers without running a benchmark and without a stack trace.
  */
 class BenchmarksJarIT {

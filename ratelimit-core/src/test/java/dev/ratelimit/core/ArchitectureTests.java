@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The structure of the core, as {@code docs/architecture.md} draws it: the port knows no store, the stores stand
  * apart (the Redis store only falls back to the in-memory one), nothing knows Spring, and the public types are
- * the ones the README's reference lists.
+ * the ones {@code docs/reference.md} lists.
  */
 class ArchitectureTests {
 
@@ -65,7 +65,7 @@ class ArchitectureTests {
 
 	@Test
 	void publicTypesAreTheOnesTheReadmeLists() {
-		assertThat(PublicApi.of(CORE)).isEqualTo(PublicApi.listedInTheReadme("ratelimit-core")).hasSizeLessThanOrEqualTo(16);
+		assertThat(PublicApi.of(CORE)).isEqualTo(PublicApi.listedInTheReference("ratelimit-core")).hasSizeLessThanOrEqualTo(16);
 	}
 
 }

@@ -12,8 +12,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
+import dev.ratelimit.core.testing.Documentation;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DocumentationLinksTests {
 
-	private static final Path ROOT = Path.of("..");
+	private static final Path ROOT = Documentation.ROOT;
 
 	private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
 
@@ -32,14 +32,9 @@ class DocumentationLinksTests {
 
 	@Test
 	void everyRelativeLinkResolves() throws IOException {
-		List<Path> pages = new ArrayList<>();
-		pages.add(ROOT.resolve("README.md"));
-		try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-			docs.filter((path) -> path.toString().endsWith(".md")).sorted().forEach(pages::add);
-		}
 		List<String> broken = new ArrayList<>();
 		int links = 0;
-		for (Path page : pages) {
+		for (Path page : Documentation.pages()) {
 			List<String> lines = Files.readAllLines(page);
 			boolean code = false;
 			for (int i = 0; i < lines.size(); i++) {

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The structure of the starter, as {@code docs/architecture.md} draws it: the request path, the operations and
  * the stacks reach the store through its port only, the request path reads no properties class, no package
  * circles back, one stack never knows the other, only the test kit reads spring-test, and the public types
- * outside internal packages are the ones the README's reference lists.
+ * outside internal packages are the ones {@code docs/reference.md} lists.
  */
 class ArchitectureTests {
 
@@ -98,7 +98,7 @@ class ArchitectureTests {
 
 	@Test
 	void publicTypesAreTheOnesTheReadmeLists() {
-		assertThat(PublicApi.of(STARTER)).isEqualTo(PublicApi.listedInTheReadme("ratelimit-spring-boot-starter")).hasSizeLessThanOrEqualTo(32);
+		assertThat(PublicApi.of(STARTER)).isEqualTo(PublicApi.listedInTheReference("ratelimit-spring-boot-starter")).hasSizeLessThanOrEqualTo(32);
 	}
 
 }

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs the packaged jar the way the README tells users to.
+ * Runs the packaged jar the way docs/algorithms.md tells users to.
  */
 class ReplayJarIT {
 

@@ -128,11 +128,11 @@ class ReplayTests {
 	}
 
 	/**
-	 * The README shows docs/images/scenario-b.svg: drawn again from scenario B, it must be that file, so that the
-	 * picture changes with the decisions. Redraw it with the command under the README's "The replay tool".
+	 * docs/algorithms.md shows docs/images/scenario-b.svg: drawn again from scenario B, it must be that file, so
+	 * that the picture changes with the decisions. Redraw it with the command under that page's "The replay tool".
 	 */
 	@Test
-	void drawsScenarioBAsThePictureTheReadmeShows(@TempDir Path dir) throws Exception {
+	void drawsScenarioBAsThePictureTheAlgorithmsPageShows(@TempDir Path dir) throws Exception {
 		Path svg = dir.resolve("scenario-b.svg");
 		Result result = replay(SCENARIO_B, "--limit", "10", "--window", "10s", "--summary", "--svg", svg.toString());
 		assertThat(result.status).isZero();

@@ -16,7 +16,7 @@ import com.tngtech.archunit.core.domain.JavaModifier;
 
 /**
  * The public API of a module: its public top-level types outside packages named {@code internal}, and the ones
- * the README's reference section lists for it, so that a test can hold the one against the other.
+ * that {@code docs/reference.md} lists for it, so that a test can hold the one against the other.
  */
 public final class PublicApi {
 
@@ -39,25 +39,25 @@ public final class PublicApi {
 	}
 
 	/**
-	 * Returns the types that the README's reference lists under the heading of {@code module}, one per line
+	 * Returns the types that {@code docs/reference.md} lists under the heading of {@code module}, one per line
 	 * starting with {@code - `dev.ratelimit....`}.
 	 * @param module the module's artifact id, the heading of its list
-	 * @return their fully qualified names, sorted; empty when the README has no such heading
+	 * @return their fully qualified names, sorted; empty when the page has no such heading
 	 */
-	public static Set<String> listedInTheReadme(String module) {
-		String readme;
+	public static Set<String> listedInTheReference(String module) {
+		String reference;
 		try {
-			readme = Files.readString(Path.of("..", "README.md"));
+			reference = Files.readString(Path.of("..", "docs", "reference.md"));
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		int section = readme.indexOf("\n### " + module + "\n");
+		int section = reference.indexOf("\n## " + module + "\n");
 		if (section < 0) {
 			return Set.of();
 		}
-		int end = readme.indexOf("\n#", section + 1);
-		Matcher listed = LISTED.matcher(readme.substring(section, (end > 0) ? end : readme.length()));
+		int end = reference.indexOf("\n#", section + 1);
+		Matcher listed = LISTED.matcher(reference.substring(section, (end > 0) ? end : reference.length()));
 		Set<String> types = new TreeSet<>();
 		while (listed.find()) {
 			types.add(listed.group(1));

@@ -4,7 +4,8 @@
  * Cluster, a Lettuce implementation of the store's script port, a scheduler on a manual clock for tests
  * that hold requests, the fleet scenario that every executor's fleet test runs, and what fault tests need: a
  * Redis process to pause, fill or demote, a proxy that makes replies late or hangs, Redis' command counts and
- * a recorder of log lines.
+ * a recorder of log lines; and the pages of the documentation with their code blocks, and the public types they
+ * list, for the tests that hold them against the code.
  */
 @NullMarked
 package dev.ratelimit.core.testing;

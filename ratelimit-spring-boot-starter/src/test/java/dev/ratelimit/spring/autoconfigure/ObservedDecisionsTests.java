@@ -149,7 +149,7 @@ class ObservedDecisionsTests {
 		assertThat(this.stopped).isEmpty();
 	}
 
-	/** The property that docs/starter.md gives for leaving the decisions unobserved, through Spring Boot's own. */
+	/** The property that docs/operations.md gives for leaving the decisions unobserved, through Spring Boot's own. */
 	@Test
 	void observesNoDecisionWhereSpringBootsPropertyTurnsTheObservationOff() {
 		WebApplicationContextRunner observed = this.runner

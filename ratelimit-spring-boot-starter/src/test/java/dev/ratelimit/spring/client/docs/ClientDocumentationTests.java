@@ -15,7 +15,6 @@ import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import dev.ratelimit.spring.client.RateLimitClientAutoConfiguration;
 import dev.ratelimit.spring.client.RateLimitClientCustomizer;
@@ -32,32 +31,17 @@ import org.springframework.web.client.RestTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs every snippet of {@code docs/client.md}: Java snippets must appear verbatim (up to whitespace) in this
- * folder's sources, where the tests below execute them, and properties snippets are loaded as they are.
+ * Runs every snippet of {@code docs/client.md}: the tests below execute its Java snippets, which
+ * {@code DocumentationSnippetsTests} finds in this folder's sources, and load its properties snippets as they are.
  */
 class ClientDocumentationTests {
 
 	private static final Path DOCUMENT = Path.of("..", "docs", "client.md");
 
-	private static final Path SOURCES = Path.of("src", "test", "java", "dev", "ratelimit", "spring", "client", "docs");
-
 	private static final Pattern SNIPPET = Pattern.compile("```(\\w+)\\n(.*?)```", Pattern.DOTALL);
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner().withConfiguration(
 			AutoConfigurations.of(RestClientAutoConfiguration.class, RateLimitClientAutoConfiguration.class));
-
-	@Test
-	void everyJavaSnippetIsInATestSource() throws IOException {
-		List<String> sources = new ArrayList<>();
-		try (Stream<Path> files = Files.list(SOURCES)) {
-			for (Path file : files.toList()) {
-				sources.add(normalized(Files.readString(file)));
-			}
-		}
-		assertThat(snippets("java")).hasSize(5)
-			.allSatisfy((snippet) -> assertThat(sources).anySatisfy(
-					(source) -> assertThat(source).as("source containing the snippet").contains(normalized(snippet))));
-	}
 
 	@Test
 	void everyPropertiesSnippetEnablesTheClientSide() throws IOException {
@@ -186,10 +170,6 @@ class ClientDocumentationTests {
 			keys.add(matcher.group(1));
 		}
 		return keys;
-	}
-
-	private static String normalized(String text) {
-		return text.replaceAll("\\s+", " ").strip();
 	}
 
 }

@@ -1,38 +1,32 @@
-package dev.ratelimit.core;
+package dev.ratelimit.core.docs;
 
 import java.time.Duration;
 import java.util.List;
 
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
+import dev.ratelimit.core.ManualTimeSource;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs the README's example of the core used without Spring, as written there.
+ * Runs the examples of docs/core.md, the core used without Spring, as written there.
  */
-class ReadmeExampleTests {
+class CoreExamplesTests {
 
 	@Test
 	void limitsOneClientToTenRequestsPerTenSeconds() {
-		String clientAddress = "203.0.113.7";
-		int allowed = 0;
-		Duration wait = Duration.ZERO;
-		// README: "Using the core without Spring"
-		RateLimitStore store = InMemoryRateLimitStore.builder().maxKeys(100_000).build();
-		RateLimiter limiter = store.limiter(RateLimitPolicy.of("api", Algorithm.GCRA, 10, Duration.ofSeconds(10)));
-
-		for (int i = 0; i < 11; i++) {
-			Decision decision = limiter.decide(clientAddress);
-			if (!decision.allowed()) {
-				wait = decision.retryAfter();
-			}
-			else {
-				allowed++;
-			}
+		ApiLimiter limiter = new ApiLimiter();
+		for (int i = 0; i < 10; i++) {
+			assertThat(limiter.admit("203.0.113.7")).isZero();
 		}
-		assertThat(allowed).isEqualTo(10);
-		assertThat(wait).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
+		assertThat(limiter.admit("203.0.113.7")).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
+		assertThat(limiter.admit("203.0.113.8")).isZero();
 	}
 
 	@Test
@@ -43,7 +37,6 @@ class ReadmeExampleTests {
 		for (int request = 0; request < 20; request++) {
 			String clientAddress = "203.0.113." + (request % 2);
 			int response = (request % 4 == 0) ? 500 : 200;
-			// README: "Using the core without Spring"
 			List<KeyedPolicy> limits = List.of(new KeyedPolicy(clientAddress, perClient),
 					new KeyedPolicy("everyone", allClients));
 			List<Decision> decisions = store.decideAll(limits);
