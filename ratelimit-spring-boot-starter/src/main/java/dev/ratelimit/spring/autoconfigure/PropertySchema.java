@@ -209,7 +209,11 @@ final class PropertySchema {
 
 		@Override
 		public Result match(ConfigurationPropertyName name, int from) {
-			if (from >= name.getNumberOfElements() || !name.isNumericIndex(from)) {
+			if (from >= name.getNumberOfElements()) {
+				// the list written whole, as YAML writes an empty one ([]); binding checks its value
+				return Known.INSTANCE;
+			}
+			if (!name.isNumericIndex(from)) {
 				return new Unknown(from, null);
 			}
 			return this.element.match(name, from + 1);
@@ -221,8 +225,12 @@ final class PropertySchema {
 
 		@Override
 		public Result match(ConfigurationPropertyName name, int from) {
+			if (from >= name.getNumberOfElements()) {
+				// the map written whole, as YAML writes an empty one ({}); binding checks its value
+				return Known.INSTANCE;
+			}
 			if (this.value instanceof Leaf) {
-				return (from < name.getNumberOfElements()) ? Known.INSTANCE : new Unknown(from, null);
+				return Known.INSTANCE;
 			}
 			Unknown deepest = new Unknown(from, null);
 			for (int next = from + 1; next <= name.getNumberOfElements(); next++) {

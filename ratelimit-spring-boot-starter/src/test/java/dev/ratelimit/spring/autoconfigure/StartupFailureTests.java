@@ -271,6 +271,14 @@ class StartupFailureTests {
 	}
 
 	@Test
+	void acceptsAnEmptyListOfRulesAsYamlWritesIt() {
+		// YAML's rules: [] reaches the environment as the list itself, written empty
+		this.runner.withUserConfiguration(Valid.class)
+			.withPropertyValues("ratelimit.rules=", "ratelimit.policies=")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void rejectsAnUnknownTopLevelProperty() {
 		this.runner.withUserConfiguration(Valid.class)
 			.withPropertyValues("ratelimit.defualt-algorithm=sliding-log")
