@@ -125,6 +125,22 @@ public interface RateLimitStore {
 	Decision inspect(String key, RateLimitPolicy policy);
 
 	/**
+	 * Returns what {@link #inspect} returns, for a caller whose thread must not wait (see
+	 * {@link #decideAllAsync(List)}). By default the store inspects at once, on the calling thread.
+	 * @param key who is limited
+	 * @param policy the policy
+	 * @return a stage completing with the state of the key; failed with what {@code inspect} would throw
+	 */
+	default CompletionStage<Decision> inspectAsync(String key, RateLimitPolicy policy) {
+		try {
+			return CompletableFuture.completedFuture(inspect(key, policy));
+		}
+		catch (RuntimeException | Error ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
 	 * Resets {@code key} to its full quota under the policy named as {@code policy} is, whatever the cost of its
 	 * requests, as if it had never been seen.
 	 * @param key who is limited

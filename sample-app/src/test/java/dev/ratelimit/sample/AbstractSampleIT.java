@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
@@ -476,6 +477,38 @@ abstract class AbstractSampleIT {
 		finally {
 			this.records.update("bob", bob);
 		}
+	}
+
+	@Test
+	void neverRefusesTheRightPasswordForTheRequestsItHasInFlight() throws Exception {
+		SimultaneousRequests requests = new SimultaneousRequests(this.port, this.scheduler);
+		// held by the leaky bucket until their slots, the requests are in flight at once
+		List<HttpResponse<String>> answered = requests.send("/demo/shaping/burst", 12,
+				basic("alice", "alice-password"));
+		assertThat(answered).noneSatisfy((response) -> assertThat(response.body()).contains("failed-logins"));
+		while (this.scheduler.pending() > 0) {
+			this.scheduler.runNext();
+			assertThat(requests.next().statusCode()).isEqualTo(200);
+		}
+		LoopbackClient client = new LoopbackClient("127.0.0.1", this.port);
+		assertThat(IntStream.range(0, 30)
+			.parallel()
+			.map((i) -> client.get("/demo/unlimited", basic("alice", "alice-password")).status())
+			.filter((status) -> status != 200)
+			.count()).as("30 right passwords at once").isZero();
+	}
+
+	@Test
+	void countsTheWrongPasswordsOfRequestsInFlightAtMostOnceEach() {
+		LoopbackClient guesser = new LoopbackClient("127.0.0.2", this.port);
+		List<Integer> statuses = IntStream.range(0, 30)
+			.parallel()
+			.mapToObj((i) -> guesser.get("/demo/unlimited", basic("alice", "guess-" + i)).status())
+			.toList();
+		// each is refused once five have failed; those in flight meanwhile fail too, at most 29 more
+		assertThat(statuses).filteredOn((status) -> status == 401).hasSizeBetween(5, 5 + 30 - 1);
+		assertThat(statuses).allMatch((status) -> status == 401 || status == 429);
+		assertThat(guesser.get("/demo/unlimited", basic("alice", "alice-password")).status()).isEqualTo(429);
 	}
 
 	@Test

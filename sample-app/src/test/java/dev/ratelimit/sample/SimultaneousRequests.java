@@ -37,12 +37,13 @@ final class SimultaneousRequests {
 	}
 
 	/**
-	 * Sends {@code count} requests at once and returns the answers of those that were not held, once every
-	 * request was either answered or held.
+	 * Sends {@code count} requests at once, with the given header names and values, and returns the answers of
+	 * those that were not held, once every request was either answered or held.
 	 */
-	List<HttpResponse<String>> send(String path, int count) throws InterruptedException {
+	List<HttpResponse<String>> send(String path, int count, String... headers) throws InterruptedException {
 		int held = this.scheduler.pending();
-		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path)).build();
+		HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path));
+		HttpRequest request = ((headers.length > 0) ? builder.headers(headers) : builder).build();
 		for (int i = 0; i < count; i++) {
 			this.http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).thenAccept(this.responses::add);
 		}

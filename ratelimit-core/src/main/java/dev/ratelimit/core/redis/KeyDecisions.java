@@ -252,20 +252,41 @@ final class KeyDecisions {
 	 * @throws IllegalStateException if Redis did not answer
 	 */
 	Decision inspect(String key, RedisLimiter limiter) {
+		try {
+			return ScriptCaller.done(inspect(key, limiter, true));
+		}
+		catch (ScriptCaller.CallFailure failure) {
+			throw notTold(key, limiter, failure);
+		}
+	}
+
+	/** Inspects as {@link #inspect} does, without waiting for Redis. */
+	CompletableFuture<Decision> inspectAsync(String key, RedisLimiter limiter) {
+		return inspect(key, limiter, false).exceptionallyCompose((ex) -> {
+			Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+			return CompletableFuture.failedFuture(
+					(cause instanceof ScriptCaller.CallFailure failure) ? notTold(key, limiter, failure) : cause);
+		});
+	}
+
+	private CompletableFuture<Decision> inspect(String key, RedisLimiter limiter, boolean wait) {
 		List<String> client = List.of(RedisKeys.escape(key));
 		List<RedisLimiter> limiters = List.of(limiter);
 		long sent = this.calls.now();
-		try {
-			ScriptCaller.done(this.calls.carryOver(client, limiters, sent, true));
-			Decision peeked = ScriptCaller.done(this.calls.decide(client, limiters, sent, true, true)).get(0);
-			// a peek replies as to a refused request: one of one permit would pass when it need not wait
-			return new Decision(peeked.retryAfterNanos() == 0, peeked.limit(), peeked.remaining(),
-					peeked.retryAfterNanos(), peeked.resetAfterNanos(), 0);
-		}
-		catch (ScriptCaller.CallFailure failure) {
-			throw new IllegalStateException("Redis did not tell the state of key '" + key + "' under policy '"
-					+ limiter.policy().name() + "': " + failure.getCause(), failure.getCause());
-		}
+		return this.calls.carryOver(client, limiters, sent, wait)
+			.thenCompose((carried) -> this.calls.decide(client, limiters, sent, true, wait))
+			.thenApply((decisions) -> {
+				Decision peeked = decisions.get(0);
+				// a peek replies as to a refused request: one of one permit would pass when it need not wait
+				return new Decision(peeked.retryAfterNanos() == 0, peeked.limit(), peeked.remaining(),
+						peeked.retryAfterNanos(), peeked.resetAfterNanos(), 0);
+			});
+	}
+
+	private static IllegalStateException notTold(String key, RedisLimiter limiter,
+			ScriptCaller.CallFailure failure) {
+		return new IllegalStateException("Redis did not tell the state of key '" + key + "' under policy '"
+				+ limiter.policy().name() + "': " + failure.getCause(), failure.getCause());
 	}
 
 	/**

@@ -236,6 +236,17 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	/**
 	 * {@inheritDoc}
 	 * <p>
+	 * Asks Redis without waiting for it; the failure policy never answers.
+	 */
+	@Override
+	public CompletionStage<Decision> inspectAsync(String key, RateLimitPolicy policy) {
+		Objects.requireNonNull(key, "key must not be null");
+		return this.decisions.inspectAsync(key, this.transitions.limiter(policy.shared()));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
 	 * Deletes the key's states in Redis, waiting at most the maximum wait, and forgets the denials this instance keeps
 	 * for it; every decision that reaches Redis sees the reset at once. The reset is announced on the
 	 * {@link #fleetChannel() fleet's channel}, for instances that subscribe to forget their denials of the key

@@ -143,12 +143,12 @@ final class ExchangeDecisions {
 			.then(proceed);
 	}
 
-	/** Gives back what a request's limits kept unless its status counts; a failure leaves them taken. */
+	/** Takes the permits of a request whose status counts; a failure of the store leaves them untaken. */
 	private void settle(RequestDecisions.Reservation reservation, @Nullable HttpStatusCode status) {
 		int code = (status != null) ? status.value() : HttpStatus.OK.value();
 		this.decisions.settleAsync(reservation, code).whenComplete((settled, ex) -> {
 			if (ex != null && logger.isDebugEnabled()) {
-				logger.debug("Could not give back the permits of a request that does not count", ex);
+				logger.debug("Could not take the permits of a request whose status counts", ex);
 			}
 		});
 	}

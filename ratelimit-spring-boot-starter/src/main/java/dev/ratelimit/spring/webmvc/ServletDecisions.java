@@ -25,8 +25,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * Carries out on a servlet request what {@link RequestDecisions} made of it, wherever it is decided: in the
  * Spring MVC interceptor or in the servlet filter ahead of Spring Security. It writes the rate limit headers,
  * answers a rejected request itself with 429, {@code Retry-After} and a problem body written as Spring MVC
- * writes one, {@link HeldRequests holds} a request that a leaky bucket admitted with a delay, and keeps the
- * permits of limits that count only some outcomes in a request attribute until the request is
+ * writes one, {@link HeldRequests holds} a request that a leaky bucket admitted with a delay, and keeps what
+ * limits that count only some outcomes take of a request in a request attribute until the request is
  * {@link #settle settled}, when it completes if it went asynchronous.
  */
 final class ServletDecisions {
@@ -51,7 +51,7 @@ final class ServletDecisions {
 
 	/**
 	 * Decides the request unless it is exempt; returns whether it proceeds now, false when it was rejected or
-	 * held. The permits of limits that count only some outcomes are kept under {@code reservation} until the
+	 * held. What limits that count only some outcomes take of it is kept under {@code reservation} until the
 	 * request is {@link #settle settled}.
 	 */
 	boolean decide(ServletLimitedRequest limited, HttpServletResponse response, LimitCatalog.Match match,
@@ -91,7 +91,7 @@ final class ServletDecisions {
 	}
 
 	/**
-	 * Settles the permits kept under {@code reservation}, if any, now that the request has ended with the
+	 * Settles what is kept under {@code reservation}, if any, now that the request has ended with the
 	 * response's status, or with {@code failure}, which counts as 500 unless an error status was set. A request
 	 * that is still asynchronous is settled when it completes.
 	 */

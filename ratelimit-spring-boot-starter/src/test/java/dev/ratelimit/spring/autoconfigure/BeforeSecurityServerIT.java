@@ -6,7 +6,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.spring.RateLimited;
@@ -107,6 +113,54 @@ class BeforeSecurityServerIT {
 		}
 	}
 
+	@Test
+	void neverRefusesTheRightPasswordForTheRequestsItHasInFlight() throws Exception {
+		try (ConfigurableApplicationContext context = run("--ratelimit.rules[0].path=/**",
+				"--ratelimit.rules[0].before-security=true", "--ratelimit.rules[0].count-status=401",
+				"--ratelimit.rules[0].limit=2", "--ratelimit.rules[0].window=1m")) {
+			List<CompletableFuture<HttpResponse<String>>> answers = inFlight(port(context), 30,
+					"/held?ok=true", "alice", "secret");
+			AttemptController.release();
+			for (CompletableFuture<HttpResponse<String>> answer : answers) {
+				assertThat(answer.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			}
+		}
+	}
+
+	@Test
+	void countsAtMostTheLimitPlusTheFailuresInFlightLessOne() throws Exception {
+		try (ConfigurableApplicationContext context = run()) {
+			int port = port(context);
+			// ten failures run at once: the client is over its 2 only once they end
+			List<CompletableFuture<HttpResponse<String>>> answers = inFlight(port, 10, "/held?ok=false");
+			AttemptController.release();
+			for (CompletableFuture<HttpResponse<String>> answer : answers) {
+				assertThat(answer.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(403);
+			}
+			HttpResponse<String> refused = get(port, "/held?ok=true");
+			assertThat(refused.statusCode()).isEqualTo(429);
+			// GCRA, 2 a minute: the first of the two permits is back in 30 s
+			assertThat(refused.headers().firstValue("Retry-After")).hasValue("30");
+		}
+	}
+
+	/** Sends {@code count} requests at once and returns once every one of them runs in the held handler. */
+	private List<CompletableFuture<HttpResponse<String>>> inFlight(int port, int count, String path,
+			String... credentials) throws InterruptedException {
+		AttemptController.hold();
+		List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			answers.add(this.http.sendAsync(request(port, path, credentials), HttpResponse.BodyHandlers.ofString()));
+		}
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (AttemptController.running.get() < count) {
+			assertThat(answers).as("none answered while the others run").noneMatch(CompletableFuture::isDone);
+			assertThat(System.nanoTime()).as("every request in the handler in time").isLessThan(deadline);
+			Thread.onSpinWait();
+		}
+		return answers;
+	}
+
 	private static ConfigurableApplicationContext run(String... args) {
 		String[] all = new String[args.length + 1];
 		all[0] = "--server.port=0";
@@ -119,12 +173,16 @@ class BeforeSecurityServerIT {
 	}
 
 	private HttpResponse<String> get(int port, String path, String... credentials) throws Exception {
+		return this.http.send(request(port, path, credentials), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private static HttpRequest request(int port, String path, String... credentials) {
 		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
 		if (credentials.length == 2) {
 			request.header("Authorization", "Basic " + Base64.getEncoder()
 				.encodeToString((credentials[0] + ":" + credentials[1]).getBytes(StandardCharsets.UTF_8)));
 		}
-		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+		return request.build();
 	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
@@ -156,6 +214,20 @@ class BeforeSecurityServerIT {
 	@RestController
 	static class AttemptController {
 
+		static final AtomicInteger running = new AtomicInteger();
+
+		private static volatile CountDownLatch release = new CountDownLatch(0);
+
+		/** Holds the requests that reach {@code /held} from now on, until {@link #release}. */
+		static void hold() {
+			running.set(0);
+			release = new CountDownLatch(1);
+		}
+
+		static void release() {
+			release.countDown();
+		}
+
 		@GetMapping("/me")
 		String me() {
 			return "me";
@@ -168,6 +240,14 @@ class BeforeSecurityServerIT {
 				throw new ResponseStatusException(HttpStatus.FORBIDDEN);
 			}
 			return "ok";
+		}
+
+		@GetMapping("/held")
+		@RateLimited(limit = 2, window = "1m", countStatus = 403)
+		String held(@RequestParam boolean ok) throws InterruptedException {
+			running.incrementAndGet();
+			assertThat(release.await(30, TimeUnit.SECONDS)).as("released in time").isTrue();
+			return attempt(ok);
 		}
 
 	}

@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Which outcomes of a request count against its limits: every outcome, or only the responses of some
- * statuses, such as 401 and 403 to limit failed logins. A request is decided, its permits taken, before it
- * runs; when its status does not count, its permits are given back afterwards.
+ * statuses, such as 401 and 403 to limit failed logins. A request is refused before it runs only if its client
+ * is over the limit already; its permits are taken once it has ended, if its status counts.
  */
 public final class CountedOutcomes {
 

@@ -26,12 +26,15 @@ import org.springframework.http.ProblemDetail;
  * under the limits of its client's plan, at its own cost. With an observation registry, each decision is
  * {@link DecisionObserver observed}.
  * <p>
- * Limits that {@link CountedOutcomes count only some outcomes} take their permits before the request runs, so
- * that a client that has spent its quota is refused before any work is done and concurrent requests never take
- * more than the limit; the verdict then carries a {@link Reservation} that the stack {@link #settle settles}
- * with the response's status, whose permits a status that does not count gives back. Such limits write their
- * headers only on a rejection: an allowed request's permits may be given back, so no header written before it
- * runs could tell what is left.
+ * Limits that {@link CountedOutcomes count only some outcomes}, such as failed logins, take nothing before the
+ * request runs: a request is refused only if its client is over the limit already, so that the requests that
+ * will not count, the right password's, never wait for permits that others hold while they run. The verdict
+ * carries a {@link Reservation} that the stack {@link #settle settles} with the response's status, taking the
+ * permits of a status that counts. A client with {@code c} such requests in flight at once can thereby have up to
+ * {@code limit + c - 1} counted in a window, never more; each request after that is refused until the window
+ * passes. A store that cannot tell whether the client is over admits the request, and the permits are taken
+ * under its failure policy. Such limits write their headers only on a rejection: what is left depends on how
+ * the requests in flight end.
  * <p>
  * The policies in shadow mode of an endpoint are decided as a stack of their own, after the enforced ones and
  * only if those let the request through, exactly as if they were enforced: a request they would deny takes
@@ -112,6 +115,9 @@ public final class RequestDecisions {
 		if (run.verdict != null) {
 			return CompletableFuture.completedFuture(run.verdict);
 		}
+		if (!run.limits.counted().all()) {
+			return admitCounted(run, wait);
+		}
 		CompletionStage<@Nullable Verdict> enforced = CompletableFuture.completedFuture(null);
 		if (!run.enforced.isEmpty()) {
 			long start = System.nanoTime();
@@ -135,6 +141,65 @@ public final class RequestDecisions {
 				shadowed(run, shadowKeyed, decided, System.nanoTime() - start);
 				return finish(run);
 			});
+		});
+	}
+
+	/**
+	 * Admits a request under limits that count only some outcomes, taking nothing: refused only if its client is
+	 * over one of them already. Its shadow policies are asked the same way, and count at its end only if they
+	 * would have let it through.
+	 */
+	private CompletionStage<Verdict> admitCounted(Run run, boolean wait) {
+		long start = System.nanoTime();
+		return peekAll(run.keyed, wait).thenCompose((peeked) -> {
+			if (!run.enforced.isEmpty()) {
+				Verdict rejected = enforced(run, peeked, System.nanoTime() - start);
+				if (rejected != null) {
+					return CompletableFuture.completedFuture(rejected);
+				}
+			}
+			List<KeyedPolicy> shadowKeyed = shadowKeyed(run);
+			if (shadowKeyed == null) {
+				return CompletableFuture.completedFuture(finish(run));
+			}
+			long shadowStart = System.nanoTime();
+			return peekAll(shadowKeyed, wait).thenApply((decided) -> {
+				shadowed(run, shadowKeyed, decided, System.nanoTime() - shadowStart);
+				return finish(run);
+			});
+		});
+	}
+
+	/**
+	 * What each limit would answer now, taking nothing, all refused if one is, as a stack is decided; waited
+	 * for if {@code wait}. A limit whose store cannot tell answers that the request may go.
+	 */
+	private CompletionStage<List<Decision>> peekAll(List<KeyedPolicy> limits, boolean wait) {
+		List<CompletableFuture<Decision>> peeks = new ArrayList<>(limits.size());
+		for (KeyedPolicy limit : limits) {
+			RateLimitPolicy policy = limit.policy();
+			CompletionStage<Decision> peek;
+			try {
+				peek = wait ? CompletableFuture.completedFuture(this.store.inspect(limit.key(), policy))
+						: this.store.inspectAsync(limit.key(), policy);
+			}
+			catch (RuntimeException ex) {
+				peek = CompletableFuture.failedFuture(ex);
+			}
+			peeks.add(peek.toCompletableFuture()
+				.exceptionally((ex) -> new Decision(true, policy.limit(), policy.limit(), 0, 0, 0)));
+		}
+		return CompletableFuture.allOf(peeks.toArray(CompletableFuture[]::new)).thenApply((done) -> {
+			List<Decision> decisions = new ArrayList<>(peeks.size());
+			peeks.forEach((peek) -> decisions.add(peek.join()));
+			if (decisions.stream().allMatch(Decision::allowed)) {
+				return decisions;
+			}
+			// a limit the client is not over has nothing to wait for
+			return decisions.stream()
+				.map((decision) -> decision.allowed() ? new Decision(false, decision.limit(), decision.remaining(), 0,
+						decision.resetAfterNanos(), 0) : decision)
+				.toList();
 		});
 	}
 
@@ -267,8 +332,7 @@ public final class RequestDecisions {
 			}
 		}
 		else {
-			reservation = new Reservation(run.limits.counted(), run.keyed, run.decisions, run.shadowKeyed,
-					run.shadowDecisions);
+			reservation = new Reservation(run.limits.counted(), run.keyed, run.shadowKeyed);
 		}
 		return new Verdict((run.delay == 0) ? Verdict.Action.PROCEED : Verdict.Action.HOLD, headers, null, null,
 				run.delay, reservation, run.enforced.isEmpty() ? run.shadowDecisions : run.decisions);
@@ -302,44 +366,29 @@ public final class RequestDecisions {
 	}
 
 	/**
-	 * Settles the permits a request kept, now that it has ended with {@code status}: a status that does not
-	 * count gives them back, the shadow policies' included.
+	 * Settles a request under limits that count only some outcomes, now that it has ended with {@code status}:
+	 * a status that counts takes its permits, the shadow policies' included, as far as its client has any left.
 	 */
 	public void settle(Reservation kept, int status) {
 		join(settle(kept, status, true));
 	}
 
-	/** Settles the permits a request kept as {@link #settle} does, without waiting for the store. */
+	/** Settles a request as {@link #settle} does, without waiting for the store. */
 	public CompletionStage<Void> settleAsync(Reservation kept, int status) {
 		return settle(kept, status, false);
 	}
 
 	private CompletionStage<Void> settle(Reservation kept, int status, boolean wait) {
-		CompletionStage<Void> settled = CompletableFuture.completedFuture(null);
-		if (!kept.counted().counts(status)) {
+		CompletionStage<?> settled = CompletableFuture.completedFuture(null);
+		if (kept.counted().counts(status)) {
 			if (!kept.limits().isEmpty()) {
-				settled = giveBack(kept.limits(), kept.decisions(), wait);
+				settled = decideAll(kept.limits(), wait);
 			}
 			if (!kept.shadowLimits().isEmpty()) {
-				settled = settled
-					.thenCompose((given) -> giveBack(kept.shadowLimits(), kept.shadowDecisions(), wait));
+				settled = settled.thenCompose((taken) -> decideAll(kept.shadowLimits(), wait));
 			}
 		}
-		return settled;
-	}
-
-	/** Gives back in the store, waited for if {@code wait}. */
-	private CompletionStage<Void> giveBack(List<KeyedPolicy> limits, List<Decision> decisions, boolean wait) {
-		if (!wait) {
-			return this.store.giveBackAsync(limits, decisions);
-		}
-		try {
-			this.store.giveBack(limits, decisions);
-			return CompletableFuture.completedFuture(null);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
+		return settled.thenApply((taken) -> null);
 	}
 
 	/**
@@ -476,11 +525,10 @@ public final class RequestDecisions {
 	}
 
 	/**
-	 * The permits an allowed request took under limits that count only some outcomes: those of its enforced
-	 * policies and those of its shadow policies, each empty when none were taken.
+	 * What an allowed request takes under limits that count only some outcomes if its status counts: the
+	 * permits of its enforced policies and those of its shadow policies, each empty when there are none.
 	 */
-	public record Reservation(CountedOutcomes counted, List<KeyedPolicy> limits, List<Decision> decisions,
-			List<KeyedPolicy> shadowLimits, List<Decision> shadowDecisions) {
+	public record Reservation(CountedOutcomes counted, List<KeyedPolicy> limits, List<KeyedPolicy> shadowLimits) {
 	}
 
 }
