@@ -251,6 +251,14 @@ public interface RateLimitStore {
 	}
 
 	/**
+	 * Returns the store's limits on requests in flight, where it keeps them.
+	 * @return the limits in flight, or empty for a store without them
+	 */
+	default Optional<InFlight> inFlight() {
+		return Optional.empty();
+	}
+
+	/**
 	 * Returns how this store resets every key it holds at once.
 	 * @return the reset of every key, empty for a store that can reset keys only one by one
 	 */
@@ -417,6 +425,53 @@ public interface RateLimitStore {
 		 * state
 		 */
 		void resetAll();
+
+	}
+
+	/**
+	 * Limits on requests in flight: at most {@code limit} of one key's requests at once under one name, each
+	 * holding a permit from its start to its end. Nothing refills with time: a permit returns when its request
+	 * releases it, or, in a store that a fleet shares, when the lease of an instance that died holding it
+	 * expires. A store that cannot decide follows its failure policy.
+	 */
+	interface InFlight {
+
+		/**
+		 * Takes one of the {@code limit} permits of {@code key} under {@code name}, without waiting for one to
+		 * return; the stage completes without blocking the calling thread.
+		 * @param name names the limit: the requests of one name and key share its permits
+		 * @param key who is limited
+		 * @param limit how many of the key's requests may be in flight at once, at least 1
+		 * @return a stage completing with the permit, granted or not
+		 * @throws IllegalArgumentException if {@code limit} is below 1
+		 */
+		CompletionStage<Permit> acquire(String name, String key, long limit);
+
+		/**
+		 * A permit of a request in flight, or the refusal of one.
+		 */
+		interface Permit {
+
+			/**
+			 * Returns whether the permit was granted; a refused one holds nothing.
+			 * @return whether it was granted
+			 */
+			boolean granted();
+
+			/**
+			 * Returns how many of the key's permits were held once this one was decided, itself included if
+			 * granted.
+			 * @return the permits held
+			 */
+			long held();
+
+			/**
+			 * Gives the permit back, once, without blocking the calling thread; nothing for a refused one or
+			 * one given back already.
+			 */
+			void release();
+
+		}
 
 	}
 

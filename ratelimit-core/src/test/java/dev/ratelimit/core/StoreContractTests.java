@@ -12,12 +12,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
+import dev.ratelimit.core.RateLimitStore.InFlight.Permit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -364,6 +367,94 @@ public abstract class StoreContractTests {
 				assertThat(allowed).as("allowed before the limit").isLessThan(10);
 			}
 			return allowed;
+		}
+
+	}
+
+	/**
+	 * Requests in flight: at most the limit of a key's requests hold a permit at once, under each name apart; a
+	 * permit released is there again for the next request, once however often it is released; many threads at
+	 * once never hold more than the limit.
+	 */
+	@Nested
+	class InFlightLimits {
+
+		@Test
+		void grantsAtMostTheLimitAtOnceAndAPermitAgainOnceReleased() {
+			RateLimitStore.InFlight inFlight = inFlight(createStore(new ManualTimeSource()));
+			Permit first = acquire(inFlight, "k", 2);
+			Permit second = acquire(inFlight, "k", 2);
+			Permit third = acquire(inFlight, "k", 2);
+			assertThat(List.of(first.granted(), second.granted(), third.granted())).containsExactly(true, true, false);
+			assertThat(List.of(first.held(), second.held(), third.held())).containsExactly(1L, 2L, 2L);
+			assertThat(acquire(inFlight, "other", 2).granted()).as("another key").isTrue();
+			assertThat(inFlight.acquire("upload", "k", 2).toCompletableFuture().join().granted()).as("another name")
+				.isTrue();
+			third.release();
+			first.release();
+			first.release();
+			Permit again = untilGranted(inFlight, "k", 2);
+			assertThat(again.held()).isEqualTo(2);
+			assertThat(acquire(inFlight, "k", 2).granted()).as("released once, however often").isFalse();
+		}
+
+		@Test
+		void neverGrantsMoreThanTheLimitToManyThreadsAtOnce() throws Exception {
+			RateLimitStore.InFlight inFlight = inFlight(createStore(new ManualTimeSource()));
+			AtomicInteger holding = new AtomicInteger();
+			AtomicInteger most = new AtomicInteger();
+			AtomicInteger granted = new AtomicInteger();
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<?>> threads = new ArrayList<>();
+			for (int t = 0; t < ATTEMPTS; t++) {
+				threads.add(StoreContractTests.this.threads.submit(() -> {
+					start.await();
+					for (int i = 0; i < 20; i++) {
+						Permit permit = acquire(inFlight, "hot", 5);
+						if (permit.granted()) {
+							granted.incrementAndGet();
+							most.accumulateAndGet(holding.incrementAndGet(), Math::max);
+							holding.decrementAndGet();
+							permit.release();
+						}
+					}
+					return null;
+				}));
+			}
+			start.countDown();
+			for (Future<?> thread : threads) {
+				thread.get(30, TimeUnit.SECONDS);
+			}
+			assertThat(most.get()).as("permits held at once").isBetween(1, 5);
+			assertThat(granted.get()).as("permits granted").isPositive();
+		}
+
+		@Test
+		void refusesALimitBelowOne() {
+			RateLimitStore.InFlight inFlight = inFlight(createStore(new ManualTimeSource()));
+			assertThatIllegalArgumentException().isThrownBy(() -> inFlight.acquire("report", "k", 0))
+				.withMessage("in-flight limit 'report' must be at least 1, was 0");
+		}
+
+		private static RateLimitStore.InFlight inFlight(RateLimitStore store) {
+			Assumptions.assumeTrue(store.inFlight().isPresent(), "the store keeps no limits in flight");
+			return store.inFlight().orElseThrow();
+		}
+
+		private static Permit acquire(RateLimitStore.InFlight inFlight, String key, long limit) {
+			return inFlight.acquire("report", key, limit).toCompletableFuture().join();
+		}
+
+		/** A store that releases without waiting may answer the next request before the release: ask again. */
+		private static Permit untilGranted(RateLimitStore.InFlight inFlight, String key, long limit) {
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+			Permit permit = acquire(inFlight, key, limit);
+			while (!permit.granted()) {
+				assertThat(System.nanoTime()).as("a released permit granted again in time").isLessThan(deadline);
+				Thread.onSpinWait();
+				permit = acquire(inFlight, key, limit);
+			}
+			return permit;
 		}
 
 	}

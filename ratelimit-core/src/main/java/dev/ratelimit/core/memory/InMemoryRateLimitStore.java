@@ -71,6 +71,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	private final AtomicInteger tableIds = new AtomicInteger();
 
+	private final InFlightCounts inFlight = new InFlightCounts();
+
 	private InMemoryRateLimitStore(Builder builder) {
 		this.timeSource = builder.timeSource;
 		this.origin = builder.timeSource.nanoTime();
@@ -140,6 +142,16 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			}
 			return null;
 		});
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Counts the requests in flight of each name and key in this JVM, for as long as any is.
+	 */
+	@Override
+	public Optional<InFlight> inFlight() {
+		return Optional.of(this.inFlight);
 	}
 
 	@Override

@@ -269,6 +269,11 @@ final class DecisionCalls {
 		return CompletableFuture.allOf(calls.values().toArray(CompletableFuture[]::new));
 	}
 
+	/** The instant of a call sent now, as the scripts' now argument: empty for Redis' own {@code TIME}. */
+	String stamp() {
+		return nowArgument(now());
+	}
+
 	private String nowArgument(long now) {
 		return (this.timeSource != null) ? Long.toString(now / 1000) : "";
 	}

@@ -3,6 +3,8 @@ package dev.ratelimit.core.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 
@@ -60,6 +62,41 @@ final class Fallback {
 			memory.timeSource(timeSource);
 		}
 		return memory.build();
+	}
+
+	/**
+	 * A permit of a request in flight that Redis did not decide: {@code ALLOW} grants it untracked, {@code DENY}
+	 * refuses it, {@code LOCAL} takes one of this instance's share of the limit, {@code ceil(limit / instances)}.
+	 */
+	CompletionStage<RateLimitStore.InFlight.Permit> inFlight(String name, String key, long limit) {
+		return switch (this.policy) {
+			case ALLOW -> CompletableFuture.completedFuture(Untracked.GRANTED);
+			case DENY -> CompletableFuture.completedFuture(Untracked.REFUSED);
+			case LOCAL -> this.local.inFlight()
+				.orElseThrow()
+				.acquire(name, key, ceilDiv(limit, Math.max(1, this.instances.getAsInt())));
+		};
+	}
+
+	/** A permit that the failure policy grants or refuses without counting it. */
+	private enum Untracked implements RateLimitStore.InFlight.Permit {
+
+		GRANTED, REFUSED;
+
+		@Override
+		public boolean granted() {
+			return this == GRANTED;
+		}
+
+		@Override
+		public long held() {
+			return 0;
+		}
+
+		@Override
+		public void release() {
+		}
+
 	}
 
 	FailurePolicy policy() {

@@ -85,6 +85,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private final PrefixReset prefixReset;
 
+	private final InFlightLeases inFlight;
+
 	private RedisRateLimitStore(Builder builder) {
 		boolean ownScheduler = builder.scheduler == null;
 		ScheduledExecutorService scheduler = ownScheduler ? RedisFleet.ownScheduler() : builder.scheduler;
@@ -113,6 +115,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 				known, builder.cluster);
 		this.failures.onAnswer(new Settlement(known, this.transitions, this.calls, scheduler)::settle);
 		this.prefixReset = new PrefixReset(caller, builder.keys, builder.cluster, denials, known, fallback, this.fleet);
+		this.inFlight = new InFlightLeases(caller, builder.keys, this.calls, fallback,
+				TimeUnit.NANOSECONDS.toMicros(builder.inFlightLease.toNanos()), scheduler);
 	}
 
 	/**
@@ -309,6 +313,25 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Each request in flight holds a lease in Redis, which this instance renews while the request runs: the leases
+	 * of an instance that dies expire within the {@link Builder#inFlightLease(Duration) lease's life}. A call that
+	 * Redis does not answer in time is decided by the failure policy: {@code ALLOW} grants the permit,
+	 * {@code DENY} refuses it, {@code LOCAL} takes one of this instance's share of the limit,
+	 * {@code ceil(limit / instances)}.
+	 */
+	@Override
+	public Optional<InFlight> inFlight() {
+		return Optional.of(this.inFlight);
+	}
+
+	/** The leases of this instance's requests in flight, for the tests to renew them when they choose. */
+	InFlightLeases inFlightLeases() {
+		return this.inFlight;
+	}
+
+	/**
 	 * Returns the Redis Pub/Sub channel on which every reset and every shared change is announced. The heartbeat
 	 * acts upon both within about a second; an application that subscribes can act at once by handing each
 	 * message to {@link #receive}.
@@ -335,6 +358,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	 */
 	@Override
 	public void close() {
+		this.inFlight.close();
 		this.fleet.close();
 	}
 
@@ -354,6 +378,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		private @Nullable Duration maxWait;
 
 		private FailurePolicy failurePolicy = FailurePolicy.LOCAL;
+
+		private Duration inFlightLease = Duration.ofSeconds(30);
 
 		private @Nullable RateLimitStore fallback;
 
@@ -395,6 +421,21 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 */
 		public Builder timeSource(TimeSource timeSource) {
 			this.timeSource = Objects.requireNonNull(timeSource, "timeSource must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets how long a request in flight holds its lease unless this instance renews it, which it does every
+		 * third of that time while the request runs: the leases of an instance that dies expire at most this
+		 * long after its last renewal. 30 seconds unless set.
+		 * @param lease the lease's life, at least a millisecond
+		 * @return this builder
+		 */
+		public Builder inFlightLease(Duration lease) {
+			if (lease.compareTo(Duration.ofMillis(1)) < 0) {
+				throw new IllegalArgumentException("inFlightLease must be at least 1 ms, was " + lease);
+			}
+			this.inFlightLease = lease;
 			return this;
 		}
 

@@ -56,6 +56,8 @@ final class RedisScripts {
 
 	private final Script resetAll;
 
+	private final Script inFlight;
+
 	private RedisScripts() {
 		String shared = null;
 		// Each algorithm's part is wrapped in a function that the driver calls only for the algorithms a call names:
@@ -113,6 +115,8 @@ final class RedisScripts {
 		this.resetAll = new Script(
 				"-- Generated from the standalone scripts' helpers and reset-all.lua: see reset-all.lua\n\n" + shared
 						+ release + "\n" + read("reset-all.lua"));
+		this.inFlight = new Script("-- Generated from the standalone scripts' helpers and in-flight.lua: see "
+				+ "in-flight.lua\n\n" + shared + "\n" + read("in-flight.lua"));
 	}
 
 	/** Where the line {@code marker} starts in the script {@code name}. */
@@ -154,6 +158,10 @@ final class RedisScripts {
 
 	Script reset() {
 		return this.reset;
+	}
+
+	Script inFlight() {
+		return this.inFlight;
 	}
 
 	Script resetAll() {

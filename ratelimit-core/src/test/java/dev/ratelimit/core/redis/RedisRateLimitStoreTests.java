@@ -17,6 +17,8 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
@@ -352,6 +354,23 @@ class RedisRateLimitStoreTests {
 			.decideAll("k", List.of(GCRA, LEAKY.withBurst(3)));
 		assertThat(decisions).containsExactly(new Decision(false, 3, 0, 1_000_000_000, 10_000_000_000L, 0),
 				new Decision(false, 2, 0, 1_000_000_000, 1_000_000_000, 0));
+	}
+
+	@ParameterizedTest
+	@EnumSource(FailurePolicy.class)
+	void decidesARequestInFlightThatRedisDidNotByTheFailurePolicy(FailurePolicy policy) {
+		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException()));
+		RateLimitStore.InFlight inFlight = builder(redis).failurePolicy(policy).build().inFlight().orElseThrow();
+		List<Boolean> granted = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			granted.add(inFlight.acquire("report", "k", 2).toCompletableFuture().join().granted());
+		}
+		switch (policy) {
+			case ALLOW -> assertThat(granted).containsExactly(true, true, true);
+			case DENY -> assertThat(granted).containsExactly(false, false, false);
+			// this instance's share of the limit, the whole of it while it knows of no other instance
+			case LOCAL -> assertThat(granted).containsExactly(true, true, false);
+		}
 	}
 
 	@Test
