@@ -120,6 +120,17 @@ public final class ManualTimeSource implements TimeSource {
 		return wait.done;
 	}
 
+	/**
+	 * Returns how many waits are under way: calls of {@link #sleep} and {@link #after} that this source has not
+	 * been moved far enough to end, so that a test knows the code it drives has come to wait.
+	 * @return the waits under way
+	 */
+	public int waits() {
+		synchronized (this.waits) {
+			return this.waits.size();
+		}
+	}
+
 	/** Ends the waits whose end this source has reached, outside the lock. */
 	private void endWaits() {
 		long now = this.nanos.get();

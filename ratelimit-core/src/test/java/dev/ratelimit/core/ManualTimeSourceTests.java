@@ -37,14 +37,17 @@ class ManualTimeSourceTests {
 		CompletableFuture<Void> later = clock.after(20);
 		CompletableFuture<Void> sooner = clock.after(10);
 		assertThat(clock.after(0)).isDone();
+		assertThat(clock.waits()).isEqualTo(2);
 		assertThat(sooner).isNotDone();
 		clock.advance(Duration.ofNanos(9));
 		assertThat(sooner).isNotDone();
 		clock.set(110);
 		assertThat(sooner).isDone();
 		assertThat(later).isNotDone();
+		assertThat(clock.waits()).isOne();
 		clock.advance(Duration.ofNanos(100));
 		assertThat(later).isDone();
+		assertThat(clock.waits()).isZero();
 	}
 
 	@Test

@@ -17,8 +17,11 @@ import org.springframework.http.ProblemDetail;
  *
  * @param policies the limits that applied to the request, in declaration order
  * @param decisions the decision under each policy, in the same order, all denied
+ * @param inFlight whether the request was refused because too many of its client's requests were in flight
+ * under the policy ({@link RateLimited#concurrency()}), whose decision's limit is then that of requests in
+ * flight, rather than by its rate
  */
-public record RateLimitRejection(List<RateLimitPolicy> policies, List<Decision> decisions) {
+public record RateLimitRejection(List<RateLimitPolicy> policies, List<Decision> decisions, boolean inFlight) {
 
 	private static final URI ABOUT_BLANK = URI.create("about:blank");
 
@@ -32,6 +35,15 @@ public record RateLimitRejection(List<RateLimitPolicy> policies, List<Decision> 
 			throw new IllegalArgumentException("Expected one decision per policy, got " + decisions.size()
 					+ " decisions for " + policies.size() + " policies");
 		}
+	}
+
+	/**
+	 * Creates the rejection of a request that its rates refused.
+	 * @param policies the limits that applied to the request, in declaration order
+	 * @param decisions the decision under each policy, in the same order, all denied
+	 */
+	public RateLimitRejection(List<RateLimitPolicy> policies, List<Decision> decisions) {
+		this(policies, decisions, false);
 	}
 
 	/**
@@ -80,14 +92,20 @@ public record RateLimitRejection(List<RateLimitPolicy> policies, List<Decision> 
 		List<RateLimitPolicy> exceeded = exceeded();
 		StringJoiner limits = new StringJoiner(", ");
 		List<String> names = new ArrayList<>(exceeded.size());
-		for (RateLimitPolicy policy : exceeded) {
+		for (int i = 0; i < this.policies.size(); i++) {
+			RateLimitPolicy policy = this.policies.get(i);
+			if (!exceeded.contains(policy)) {
+				continue;
+			}
 			Object window = (policy.calendar() != null) ? policy.calendar() : describe(policy.window());
-			limits.add(policy.limit() + " per " + window + " (policy '" + policy.name() + "')");
+			limits.add(this.inFlight ? this.decisions.get(i).limit() + " at once (policy '" + policy.name() + "')"
+					: policy.limit() + " per " + window + " (policy '" + policy.name() + "')");
 			names.add(policy.name());
 		}
 		long seconds = retryAfterSeconds();
-		String detail = ((exceeded.size() == 1) ? "Rate limit exceeded: " : "Rate limits exceeded: ") + limits
-				+ "; retry in " + seconds + ((seconds == 1) ? " second." : " seconds.");
+		String exceededText = this.inFlight ? "Too many requests in flight: "
+				: (exceeded.size() == 1) ? "Rate limit exceeded: " : "Rate limits exceeded: ";
+		String detail = exceededText + limits + "; retry in " + seconds + ((seconds == 1) ? " second." : " seconds.");
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail);
 		problem.setType(ABOUT_BLANK);
 		problem.setTitle(HttpStatus.TOO_MANY_REQUESTS.getReasonPhrase());

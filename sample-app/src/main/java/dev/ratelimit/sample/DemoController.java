@@ -1,12 +1,16 @@
 package dev.ratelimit.sample;
 
 import java.security.Principal;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
+import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.spring.RateLimited;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 import static dev.ratelimit.core.Algorithm.FIXED_WINDOW;
@@ -23,6 +27,28 @@ import static dev.ratelimit.core.Algorithm.TOKEN_BUCKET;
 @RestController
 @RequestMapping("/demo")
 public class DemoController {
+
+	private final TimeSource time;
+
+	DemoController(TimeSource time) {
+		this.time = time;
+	}
+
+	/**
+	 * A report that takes two seconds, and fails at its end if asked to: at most 2 of a client's in flight at
+	 * once, besides 100 a minute. It waits on the limiters' clock without holding a thread, so that a test moves
+	 * the clock to end it.
+	 */
+	@GetMapping("/concurrent")
+	@RateLimited(limit = 100, window = "1m", concurrency = 2, name = "concurrent")
+	CompletableFuture<String> concurrent(@RequestParam(defaultValue = "false") boolean fail) {
+		return this.time.after(Duration.ofSeconds(2).toNanos()).thenApply((done) -> {
+			if (fail) {
+				throw new IllegalStateException("the report failed");
+			}
+			return "report\n";
+		});
+	}
 
 	@GetMapping("/fixed-window")
 	@RateLimited(limit = 10, window = "10s", algorithm = FIXED_WINDOW)

@@ -1,5 +1,7 @@
 package dev.ratelimit.sample;
 
+import java.net.InetAddress;
+import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -12,6 +14,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
@@ -476,6 +481,81 @@ abstract class AbstractSampleIT {
 		}
 		finally {
 			this.records.update("bob", bob);
+		}
+	}
+
+	@Test
+	void holdsAtMostTwoReportsOfAClientInFlightAndTakesThemBackWhenTheyEnd() throws Exception {
+		LoopbackClient client = new LoopbackClient("127.0.0.2", this.port);
+		ExecutorService clients = Executors.newFixedThreadPool(3);
+		try {
+			List<Future<LoopbackClient.Response>> running = new ArrayList<>();
+			for (int i = 0; i < 2; i++) {
+				running.add(clients.submit(() -> client.get("/demo/concurrent")));
+			}
+			awaitInFlight(2);
+			LoopbackClient.Response third = client.get("/demo/concurrent");
+			assertThat(third.status()).isEqualTo(429);
+			assertThat(third.header("Retry-After")).isEqualTo("1");
+			assertThat(third.header("RateLimit-Policy")).isEqualTo("\"concurrent\";q=2;qu=\"concurrent-requests\"");
+			assertThat(third.body()).contains("Too many requests in flight: 2 at once (policy 'concurrent')");
+			LoopbackClient other = new LoopbackClient("127.0.0.3", this.port);
+			running.add(clients.submit(() -> other.get("/demo/concurrent")));
+			// another client's report runs beside them
+			awaitInFlight(3);
+			long deadline = System.nanoTime() + SimultaneousRequests.WAIT.toNanos();
+			while (this.time.waits() < 3) {
+				assertThat(System.nanoTime()).as("three reports under way in time").isLessThan(deadline);
+				Thread.onSpinWait();
+			}
+			this.time.advance(Duration.ofSeconds(2));
+			for (Future<LoopbackClient.Response> report : running) {
+				assertThat(report.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
+			}
+			awaitInFlight(0);
+		}
+		finally {
+			clients.shutdownNow();
+		}
+	}
+
+	@Test
+	void takesBackThePermitsOfReportsThatFailOrWhoseClientWentAway() throws Exception {
+		LoopbackClient client = new LoopbackClient("127.0.0.2", this.port);
+		ExecutorService clients = Executors.newFixedThreadPool(1);
+		List<Socket> gone = new ArrayList<>();
+		try {
+			Future<LoopbackClient.Response> failing = clients.submit(() -> client.get("/demo/concurrent?fail=true"));
+			Socket socket = new Socket(InetAddress.getByName("127.0.0.2"), this.port, null, 0);
+			gone.add(socket);
+			String request = "GET /demo/concurrent HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+			socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+			awaitInFlight(2);
+			long deadline = System.nanoTime() + SimultaneousRequests.WAIT.toNanos();
+			while (this.time.waits() < 2) {
+				assertThat(System.nanoTime()).as("both reports under way in time").isLessThan(deadline);
+				Thread.onSpinWait();
+			}
+			socket.close();
+			this.time.advance(Duration.ofSeconds(2));
+			assertThat(failing.get(30, TimeUnit.SECONDS).status()).isEqualTo(500);
+			awaitInFlight(0);
+		}
+		finally {
+			clients.shutdownNow();
+			for (Socket socket : gone) {
+				socket.close();
+			}
+		}
+	}
+
+	/** Waits, bounded, until this instance's requests hold {@code count} permits of the report in flight. */
+	private void awaitInFlight(int count) {
+		long deadline = System.nanoTime() + SimultaneousRequests.WAIT.toNanos();
+		while (this.meters.find("ratelimit.in.flight").tag("policy", "concurrent").gauge() == null
+				|| this.meters.get("ratelimit.in.flight").tag("policy", "concurrent").gauge().value() != count) {
+			assertThat(System.nanoTime()).as("%d reports in flight in time", count).isLessThan(deadline);
+			Thread.onSpinWait();
 		}
 	}
 

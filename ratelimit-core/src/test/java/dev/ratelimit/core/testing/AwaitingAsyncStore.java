@@ -95,7 +95,7 @@ public final class AwaitingAsyncStore implements RateLimitStore {
 
 	@Override
 	public Decision inspect(String key, RateLimitPolicy policy) {
-		return this.store.inspect(key, policy);
+		return await(this.store.inspectAsync(key, policy));
 	}
 
 	@Override
@@ -111,6 +111,11 @@ public final class AwaitingAsyncStore implements RateLimitStore {
 	@Override
 	public Optional<ResetAll> resetAll() {
 		return this.store.resetAll();
+	}
+
+	@Override
+	public Optional<InFlight> inFlight() {
+		return this.store.inFlight();
 	}
 
 	private static <T> T await(CompletionStage<T> stage) {

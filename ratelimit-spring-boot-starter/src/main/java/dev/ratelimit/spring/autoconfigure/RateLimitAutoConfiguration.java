@@ -226,6 +226,7 @@ public final class RateLimitAutoConfiguration {
 				.cluster(cluster(connectionFactory.getIfUnique()));
 			configured("ratelimit.redis.key-prefix", () -> builder.keyPrefix(redis.getKeyPrefix()));
 			configured("ratelimit.redis.timeout", () -> builder.timeout(redis.getTimeout()));
+			configured("ratelimit.redis.in-flight-lease", () -> builder.inFlightLease(redis.getInFlightLease()));
 			Duration maxWait = redis.getMaxWait();
 			if (maxWait != null) {
 				configured("ratelimit.redis.max-wait", () -> builder.maxWait(maxWait));

@@ -225,6 +225,13 @@ public class RateLimitProperties {
 		private Duration timeout = Duration.ofMillis(100);
 
 		/**
+		 * How long a request in flight holds its lease in Redis unless the instance renews it, which it does
+		 * every third of that time while the request runs: the permits in flight of an instance that dies return
+		 * at most this long after its last renewal.
+		 */
+		private Duration inFlightLease = Duration.ofSeconds(30);
+
+		/**
 		 * Longest wait of a request for Redis' reply before the failure policy decides it instead, so that a
 		 * Redis slow for a moment (a pause, a busy core, a cold client) costs time, not exactness. By default 500
 		 * ms, or the timeout if longer. On Jedis, it bounds each wait of a call: for a connection, then for the
@@ -263,6 +270,14 @@ public class RateLimitProperties {
 
 		public Duration getTimeout() {
 			return this.timeout;
+		}
+
+		public Duration getInFlightLease() {
+			return this.inFlightLease;
+		}
+
+		public void setInFlightLease(Duration inFlightLease) {
+			this.inFlightLease = inFlightLease;
 		}
 
 		public void setTimeout(Duration timeout) {

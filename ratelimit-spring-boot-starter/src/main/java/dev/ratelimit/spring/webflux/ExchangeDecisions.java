@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.spring.RateLimitExceededException;
@@ -35,6 +36,10 @@ import org.springframework.web.server.ServerWebExchange;
  * count only some outcomes are settled when the response commits, with its status.
  */
 final class ExchangeDecisions {
+
+	/** The exchange attribute under which its limits keep their permits in flight until it ends. */
+	private static final String IN_FLIGHT = ExchangeDecisions.class.getName() + ".inFlight";
+
 
 	private static final Log logger = LogFactory.getLog(ExchangeDecisions.class);
 
@@ -101,7 +106,13 @@ final class ExchangeDecisions {
 		if (decided.isDone() && !decided.isCompletedExceptionally() && goesOn(decided.join())) {
 			return carryOut(request, decided.join(), proceed);
 		}
-		Mono<RequestDecisions.Verdict> verdict = Mono.fromCompletionStage(decided);
+		// an exchange cancelled before its verdict is carried out gives back what the verdict kept
+		Mono<RequestDecisions.Verdict> verdict = Mono.fromCompletionStage(decided)
+			.doOnCancel(() -> decided.thenAccept((done) -> {
+				if (done.reservation() != null) {
+					this.decisions.release(done.reservation());
+				}
+			}));
 		return (decided.isCompletedExceptionally() ? verdict : verdict.publishOn(request.eventLoop()))
 			.flatMap((done) -> carryOut(request, done, proceed));
 	}
@@ -119,19 +130,48 @@ final class ExchangeDecisions {
 		ServerHttpResponse response = exchange.getResponse();
 		verdict.headers().forEach((name, values) -> response.getHeaders().addAll(name, values));
 		RequestDecisions.Reservation reservation = verdict.reservation();
-		if (reservation != null) {
+		if (reservation != null && !reservation.counted().all()) {
 			response.beforeCommit(() -> {
 				settle(reservation, response.getStatusCode());
 				return Mono.empty();
 			});
 		}
-		return switch (verdict.action()) {
+		Mono<T> carriedOut = switch (verdict.action()) {
 			case PROCEED -> proceed;
 			case HOLD -> hold(proceed, verdict.delayNanos(), request.eventLoop());
 			case REJECT -> write(response,
 					this.exceededHandler.problemDetail(exchange, Objects.requireNonNull(verdict.rejection())));
 			case BAD_REQUEST -> write(response, Objects.requireNonNull(verdict.problem()));
 		};
+		if (reservation != null && !reservation.permits().isEmpty()) {
+			kept(exchange).add(reservation);
+		}
+		return carriedOut;
+	}
+
+	/** What the exchange's limits keep until it ends, created if needed. */
+	private static List<RequestDecisions.Reservation> kept(ServerWebExchange exchange) {
+		List<RequestDecisions.Reservation> kept = exchange.getAttribute(IN_FLIGHT);
+		if (kept == null) {
+			kept = new CopyOnWriteArrayList<>();
+			exchange.getAttributes().put(IN_FLIGHT, kept);
+		}
+		return kept;
+	}
+
+	/**
+	 * Returns {@code chain}, the whole handling of the exchange, giving back the permits in flight that its
+	 * limits took once it ends: completed, failed, or cancelled by a client gone away. A handler's result, such
+	 * as a {@code CompletableFuture} or a {@code Flux}, is written after the handler adapter has returned: only
+	 * the end of the chain is the end of the request.
+	 */
+	Mono<Void> releasingAtTheEnd(ServerWebExchange exchange, Mono<Void> chain) {
+		return chain.doFinally((signal) -> {
+			List<RequestDecisions.Reservation> kept = exchange.getAttribute(IN_FLIGHT);
+			if (kept != null) {
+				kept.forEach(this.decisions::release);
+			}
+		});
 	}
 
 	/** Holds the request until its slot, then lets it go on back on its own event loop. */

@@ -13,7 +13,8 @@ import org.springframework.web.server.WebFilterChain;
  * Decides the {@code ratelimit.rules} marked {@code before-security} in a {@code WebFilter} ordered before
  * Spring Security's, so that they limit what Spring Security answers itself, such as a login or a wrong HTTP
  * Basic password. It decides as the {@link RateLimitHandlerAdapter} does, with the client address resolved the
- * same way; no handler and no user are known yet. CORS pre-flight requests are not limited.
+ * same way; no handler and no user are known yet. CORS pre-flight requests are not limited. It also gives back,
+ * once each exchange has ended, the permits in flight that any of its limits took.
  */
 final class RateLimitWebFilter implements WebFilter, Ordered {
 
@@ -38,10 +39,10 @@ final class RateLimitWebFilter implements WebFilter, Ordered {
 		}
 		ExchangeLimitedRequest request = new ExchangeLimitedRequest(exchange);
 		LimitCatalog.Match match = this.catalog.findBeforeSecurity(request);
-		if (match == null) {
-			return chain.filter(exchange);
-		}
-		return this.decisions.decide(request, match, Mono.defer(() -> chain.filter(exchange)));
+		Mono<Void> handled = (match != null)
+				? this.decisions.decide(request, match, Mono.defer(() -> chain.filter(exchange)))
+				: chain.filter(exchange);
+		return this.decisions.releasingAtTheEnd(exchange, handled);
 	}
 
 }

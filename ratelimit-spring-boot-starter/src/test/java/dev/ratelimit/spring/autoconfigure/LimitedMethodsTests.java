@@ -23,8 +23,10 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
@@ -116,6 +118,30 @@ class LimitedMethodsTests {
 			quotes.quote("initech");
 			assertThat(catchExceeded(() -> quotes.quote("initech")).policy().limit()).as("the declared limit")
 				.isEqualTo(2);
+		});
+	}
+
+	@Test
+	void holdsAMethodsPermitInFlightUntilItsResultEnds() {
+		this.runner.withUserConfiguration(Quotes.class).run((context) -> {
+			Quotes quotes = context.getBean(Quotes.class);
+			CompletableFuture<String> running = new CompletableFuture<>();
+			assertThat(quotes.report("acme", running)).isSameAs(running);
+			CompletableFuture<String> refused = quotes.report("acme", CompletableFuture.completedFuture("second"));
+			assertThat(refused).isCompletedExceptionally();
+			assertThatExceptionOfType(CompletionException.class).isThrownBy(refused::join)
+				.withCauseInstanceOf(RateLimitExceededException.class)
+				.withMessageContaining("Too many requests in flight: 1 at once");
+			assertThat(quotes.report("initech", CompletableFuture.completedFuture("other")).join()).isEqualTo("other");
+			running.complete("first");
+			assertThat(quotes.report("acme", CompletableFuture.completedFuture("third")).join()).isEqualTo("third");
+			// a subscription cancelled before its end gives its permit back too
+			Sinks.One<String> never = Sinks.one();
+			Disposable subscription = quotes.reportReactive("acme", never.asMono()).subscribe();
+			assertThatExceptionOfType(RateLimitExceededException.class)
+				.isThrownBy(() -> quotes.reportReactive("acme", Mono.just("second")).block());
+			subscription.dispose();
+			assertThat(quotes.reportReactive("acme", Mono.just("third")).block()).isEqualTo("third");
 		});
 	}
 
@@ -415,6 +441,16 @@ class LimitedMethodsTests {
 		@RateLimited(limit = 1, window = "10s", key = "user")
 		public String mine() {
 			return "mine";
+		}
+
+		@RateLimited(limit = 100, window = "10s", key = "#customer", concurrency = 1)
+		public CompletableFuture<String> report(String customer, CompletableFuture<String> result) {
+			return result;
+		}
+
+		@RateLimited(limit = 100, window = "10s", key = "#customer", concurrency = 1)
+		public Mono<String> reportReactive(String customer, Mono<String> result) {
+			return result;
 		}
 
 	}

@@ -75,10 +75,32 @@ final class LimitedMethodInterceptor implements MethodInterceptor {
 			}
 			throw refused;
 		}
-		if (verdict.action() == RequestDecisions.Verdict.Action.HOLD) {
-			hold(verdict.delayNanos());
+		RequestDecisions.Reservation kept = verdict.reservation();
+		if (kept == null) {
+			if (verdict.action() == RequestDecisions.Verdict.Action.HOLD) {
+				hold(verdict.delayNanos());
+			}
+			return invocation.proceed();
 		}
-		return invocation.proceed();
+		// the call's permits in flight return when it has ended: when it returns, or when its future completes
+		Object returned;
+		try {
+			if (verdict.action() == RequestDecisions.Verdict.Action.HOLD) {
+				hold(verdict.delayNanos());
+			}
+			returned = invocation.proceed();
+		}
+		catch (Throwable ex) {
+			decisions.release(kept);
+			throw ex;
+		}
+		if (returned instanceof CompletionStage<?> stage) {
+			stage.whenComplete((result, ex) -> decisions.release(kept));
+		}
+		else {
+			decisions.release(kept);
+		}
+		return returned;
 	}
 
 	/** The limits of the method called, as the bean's class declares it, or null if it has none. */

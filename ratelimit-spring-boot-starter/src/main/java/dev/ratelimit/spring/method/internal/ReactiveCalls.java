@@ -51,13 +51,26 @@ final class ReactiveCalls {
 		if (adapter.isMultiValue()) {
 			return adapter.fromPublisher(verdict.flatMapMany((decided) -> {
 				RuntimeException refused = LimitedMethodInterceptor.refusal(decided, limited);
-				return (refused != null) ? Flux.error(refused) : delay(decided).thenMany(publisher);
+				return (refused != null) ? Flux.error(refused)
+						: releasing(delay(decided).thenMany(publisher), decisions, decided);
 			}));
 		}
 		return adapter.fromPublisher(verdict.flatMap((decided) -> {
 			RuntimeException refused = LimitedMethodInterceptor.refusal(decided, limited);
-			return (refused != null) ? Mono.error(refused) : delay(decided).then(Mono.from(publisher));
+			return (refused != null) ? Mono.error(refused)
+					: releasing(delay(decided).then(Mono.from(publisher)), decisions, decided);
 		}));
+	}
+
+	/** The subscription's permits in flight return when it ends: completed, failed or cancelled. */
+	private static <T> Flux<T> releasing(Flux<T> flux, RequestDecisions decisions, RequestDecisions.Verdict verdict) {
+		RequestDecisions.Reservation kept = verdict.reservation();
+		return (kept != null) ? flux.doFinally((signal) -> decisions.release(kept)) : flux;
+	}
+
+	private static <T> Mono<T> releasing(Mono<T> mono, RequestDecisions decisions, RequestDecisions.Verdict verdict) {
+		RequestDecisions.Reservation kept = verdict.reservation();
+		return (kept != null) ? mono.doFinally((signal) -> decisions.release(kept)) : mono;
 	}
 
 	/** The user of the subscriber's security context, where the limits read it. */

@@ -4,11 +4,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.jspecify.annotations.Nullable;
@@ -28,7 +30,8 @@ import org.springframework.beans.factory.ObjectProvider;
  * {@code ratelimit.decision.latency}, a timer of how long the store takes to decide, tagged with the store; and
  * {@code ratelimit.near.limit}, a counter tagged with the policy and its plan of the admitted requests that left
  * their key with fewer permits than {@code ratelimit.near-limit-share} of the limit, as Envoy's
- * {@code near_limit}. Keys are never tags: there are as many as clients.
+ * {@code near_limit}; and {@code ratelimit.in.flight}, a gauge tagged with the policy and its plan of the permits
+ * in flight that this instance's requests hold. Keys are never tags: there are as many as clients.
  */
 public final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 
@@ -38,6 +41,8 @@ public final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 	static final String LATENCY = "ratelimit.decision.latency";
 
 	static final String NEAR_LIMIT = "ratelimit.near.limit";
+
+	static final String IN_FLIGHT = "ratelimit.in.flight";
 
 	/**
 	 * Counters are kept by outcome ordinal, with the store failures, the exempt requests and the failed
@@ -60,6 +65,8 @@ public final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 	private final Map<String, Counter[]> counters = new ConcurrentHashMap<>();
 
 	private final Map<String, Counter> nearLimitCounters = new ConcurrentHashMap<>();
+
+	private final Map<String, AtomicLong> inFlight = new ConcurrentHashMap<>();
 
 	private volatile @Nullable MeterRegistry registry;
 
@@ -132,6 +139,23 @@ public final class MicrometerRateLimitMetrics implements RateLimitMetrics {
 					.register(registry)).increment();
 			}
 		}
+	}
+
+	@Override
+	public void inFlight(RateLimitPolicy policy, int change) {
+		MeterRegistry registry = registry();
+		if (registry == null) {
+			return;
+		}
+		this.inFlight.computeIfAbsent(policy.name(), (name) -> {
+			AtomicLong held = new AtomicLong();
+			Gauge.builder(IN_FLIGHT, held, AtomicLong::get)
+				.description("Permits in flight that this instance's requests hold")
+				.tag("policy", name)
+				.tag("plan", this.plans.plan(name))
+				.register(registry);
+			return held;
+		}).addAndGet(change);
 	}
 
 	private void count(MeterRegistry registry, List<RateLimitPolicy> policies, int outcome) {

@@ -71,6 +71,14 @@ public interface RateLimitMetrics {
 	void admitted(List<RateLimitPolicy> policies, List<Decision> decisions);
 
 	/**
+	 * Records that a request took ({@code +1}) or gave back ({@code -1}) a permit in flight under {@code policy}.
+	 * @param policy the policy that limits the requests in flight
+	 * @param change the change in the permits held
+	 */
+	default void inFlight(RateLimitPolicy policy, int change) {
+	}
+
+	/**
 	 * What became of a request, as nginx's {@code $limit_req_status} tells {@code PASSED}, {@code DELAYED} and
 	 * {@code REJECTED} apart.
 	 */

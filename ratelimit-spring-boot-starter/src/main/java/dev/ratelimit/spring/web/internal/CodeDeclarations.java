@@ -81,7 +81,7 @@ final class CodeDeclarations {
 	EndpointLimits limits(RateLimitPolicy policy, boolean shadow, String origin) {
 		String action = "Fix " + origin + ".";
 		return this.endpoints.limits(List.of(new EndpointDeclarations.Declared(policy, shadow, origin, KEY, Map.of(),
-				PERMITS)), this.endpoints.exemptions().terms(SITE, null), SITE, SITE, action, BINDINGS,
+				PERMITS, 0)), this.endpoints.exemptions().terms(SITE, null), SITE, SITE, action, BINDINGS,
 				CountedOutcomes.of(SITE, action, List.of()));
 	}
 

@@ -68,6 +68,7 @@ final class EndpointDeclarations {
 		List<String> keySpecs = new ArrayList<>(declared.size());
 		List<KeySource> keys = new ArrayList<>(declared.size());
 		List<@Nullable RequestCost> costs = new ArrayList<>(declared.size());
+		List<Long> inFlight = new ArrayList<>(declared.size());
 		Set<String> planNames = new LinkedHashSet<>();
 		for (Declared each : declared) {
 			KeySource source = sources.get(each.keySpec());
@@ -83,6 +84,7 @@ final class EndpointDeclarations {
 			costs.add((each.cost() != null)
 					? new RequestCost(each.cost(), bindings, address, this.time, each.shadow()) : null);
 			planNames.addAll(each.plans().keySet());
+			inFlight.add(each.inFlight());
 		}
 		ResolverTypes.Resolver<@Nullable String> planResolver = null;
 		if (!planNames.isEmpty()) {
@@ -90,7 +92,7 @@ final class EndpointDeclarations {
 			consulted.add(planResolver.bean());
 		}
 		EndpointLimits limits = new EndpointLimits(policies, shadows, origins, keySpecs, keys, address, exemption,
-				counted, EndpointLimits.NO_PLAN, null, costs, consulted);
+				counted, EndpointLimits.NO_PLAN, null, costs, consulted, inFlight);
 		if (planResolver == null) {
 			return limits;
 		}
@@ -113,9 +115,10 @@ final class EndpointDeclarations {
 	 * @param keySpec its key as declared
 	 * @param plans its policy on each plan it knows, by the plan's canonical name
 	 * @param cost its cost expression, or null for a constant cost
+	 * @param inFlight how many of a client's requests may be in flight at once under it, 0 for no such limit
 	 */
 	record Declared(RateLimitPolicy policy, boolean shadow, String origin, String keySpec,
-			Map<String, RateLimitPolicy> plans, @Nullable Expression cost) {
+			Map<String, RateLimitPolicy> plans, @Nullable Expression cost, long inFlight) {
 	}
 
 }

@@ -32,23 +32,27 @@ import org.jspecify.annotations.Nullable;
  * constant cost
  * @param resolvers the application's resolver beans these limits consult, which a stack that can only ask
  * them asynchronously asks before deciding
+ * @param inFlight how many of a client's requests may be in flight at once under each policy, in the order of the
+ * policies; 0 for a policy without such a limit
  * @param enforced the policies that are enforced
  * @param shadowed the policies in shadow mode
  */
 public record EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shadow, List<String> origins,
 		List<String> keySpecs, List<KeySource> keys, AddressKey address, Exemption exemption, CountedOutcomes counted,
 		String plan, @Nullable EndpointPlans plans, List<@Nullable RequestCost> costs, List<Object> resolvers,
-		Stack enforced, Stack shadowed) {
+		List<Long> inFlight, Stack enforced, Stack shadowed) {
 
 	/** The plan of the limits that requests without a plan get. */
 	public static final String NO_PLAN = PolicyPlans.NO_PLAN;
 
 	EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shadow, List<String> origins, List<String> keySpecs,
 			List<KeySource> keys, AddressKey address, Exemption exemption, CountedOutcomes counted, String plan,
-			@Nullable EndpointPlans plans, List<@Nullable RequestCost> costs, List<Object> resolvers) {
+			@Nullable EndpointPlans plans, List<@Nullable RequestCost> costs, List<Object> resolvers,
+			List<Long> inFlight) {
 		this(List.copyOf(policies), List.copyOf(shadow), List.copyOf(origins), List.copyOf(keySpecs), List.copyOf(keys),
 				address, exemption, counted, plan, plans, Collections.unmodifiableList(new ArrayList<>(costs)),
-				List.copyOf(resolvers), Stack.of(policies, shadow, false), Stack.of(policies, shadow, true));
+				List.copyOf(resolvers), List.copyOf(inFlight), Stack.of(policies, shadow, false),
+				Stack.of(policies, shadow, true));
 	}
 
 	/**
@@ -97,13 +101,13 @@ public record EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shado
 	/** Returns these limits on {@code plan}, with its policies. */
 	EndpointLimits onPlan(String plan, List<RateLimitPolicy> policies) {
 		return new EndpointLimits(policies, this.shadow, this.origins, this.keySpecs, this.keys, this.address,
-				this.exemption, this.counted, plan, null, this.costs, this.resolvers);
+				this.exemption, this.counted, plan, null, this.costs, this.resolvers, this.inFlight);
 	}
 
 	/** Returns these limits with {@code policies} in place of theirs, in the same order. */
 	public EndpointLimits withPolicies(List<RateLimitPolicy> policies) {
 		return new EndpointLimits(policies, this.shadow, this.origins, this.keySpecs, this.keys, this.address,
-				this.exemption, this.counted, this.plan, this.plans, this.costs, this.resolvers);
+				this.exemption, this.counted, this.plan, this.plans, this.costs, this.resolvers, this.inFlight);
 	}
 
 	/**
@@ -114,13 +118,13 @@ public record EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shado
 		KeySource address = KeySource.clientAddress(this.address);
 		return new EndpointLimits(this.policies, this.shadow, this.origins,
 				Collections.nCopies(this.keySpecs.size(), KeySource.IP), Collections.nCopies(this.keys.size(), address),
-				this.address, this.exemption, this.counted, this.plan, null, this.costs, this.resolvers);
+				this.address, this.exemption, this.counted, this.plan, null, this.costs, this.resolvers, this.inFlight);
 	}
 
 	/** Returns these limits with the limits of each plan. */
 	EndpointLimits withPlans(EndpointPlans plans) {
 		return new EndpointLimits(this.policies, this.shadow, this.origins, this.keySpecs, this.keys, this.address,
-				this.exemption, this.counted, this.plan, plans, this.costs, this.resolvers);
+				this.exemption, this.counted, this.plan, plans, this.costs, this.resolvers, this.inFlight);
 	}
 
 	/**

@@ -76,6 +76,18 @@ public final class RateLimitHeaders {
 		}
 	}
 
+	/**
+	 * Writes the draft headers of a request refused for want of a permit in flight under {@code policy}:
+	 * {@code "name";q=<limit>;qu="concurrent-requests"}, and none left.
+	 */
+	static void writeInFlight(HttpHeaders headers, RateLimitPolicy policy, long limit) {
+		headers.set(POLICY, member(new StringBuilder(), policy).append(";q=")
+			.append(integer(limit))
+			.append(";qu=\"concurrent-requests\"")
+			.toString());
+		headers.set(RATE_LIMIT, member(new StringBuilder(), policy).append(";r=0").toString());
+	}
+
 	static void writeRetryAfter(HttpHeaders headers, long seconds) {
 		headers.set(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
 	}

@@ -5,11 +5,14 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.RateLimitStore.InFlight.Permit;
 import dev.ratelimit.spring.RateLimitRejection;
 import dev.ratelimit.spring.observability.internal.DecisionObserver;
 import dev.ratelimit.spring.observability.internal.RateLimitMetrics;
@@ -44,6 +47,9 @@ import org.springframework.http.ProblemDetail;
  * tell what they would have done.
  */
 public final class RequestDecisions {
+
+	/** How long a request refused for want of a permit in flight is told to wait: a short wait, not a window. */
+	private static final long IN_FLIGHT_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	/** The headers of an allowed call, which no response carries. */
 	private static final HttpHeaders NO_HEADERS = HttpHeaders.readOnlyHttpHeaders(new HttpHeaders());
@@ -115,9 +121,98 @@ public final class RequestDecisions {
 		if (run.verdict != null) {
 			return CompletableFuture.completedFuture(run.verdict);
 		}
-		if (!run.limits.counted().all()) {
-			return admitCounted(run, wait);
+		CompletionStage<@Nullable Verdict> inFlight = takeInFlight(run);
+		if (wait) {
+			// a caller that waits goes on on its own thread, never on the one that completed the store's stage
+			inFlight = CompletableFuture.completedFuture(join(inFlight));
 		}
+		return inFlight.thenCompose((refused) -> {
+			if (refused != null) {
+				return CompletableFuture.completedFuture(refused);
+			}
+			CompletionStage<Verdict> decided = run.limits.counted().all() ? decideTaken(run, wait)
+					: admitCounted(run, wait);
+			if (run.permits.isEmpty()) {
+				return decided;
+			}
+			// a request refused, or not decided, never runs: its permits in flight go back at once
+			return decided.whenComplete((verdict, ex) -> {
+				if (ex != null || !verdict.goesOn()) {
+					releaseInFlight(run.permits);
+				}
+			});
+		});
+	}
+
+	/**
+	 * Takes a permit of each enforced policy of the request that limits requests in flight, before its rates
+	 * are decided; returns the verdict that refuses the request when one is not granted, having given back
+	 * those that were, or null.
+	 */
+	private CompletionStage<@Nullable Verdict> takeInFlight(Run run) {
+		List<Integer> limited = new ArrayList<>();
+		for (int i : run.enforced.indices()) {
+			if (run.limits.inFlight().get(i) > 0) {
+				limited.add(i);
+			}
+		}
+		RateLimitStore.InFlight inFlight = this.store.inFlight().orElse(null);
+		if (limited.isEmpty() || inFlight == null) {
+			return CompletableFuture.completedFuture(null);
+		}
+		List<CompletableFuture<Permit>> taken = new ArrayList<>(limited.size());
+		for (int i : limited) {
+			taken.add(inFlight.acquire(run.limits.policies().get(i).name(), key(run, i), run.limits.inFlight().get(i))
+				.toCompletableFuture());
+		}
+		return CompletableFuture.allOf(taken.toArray(CompletableFuture[]::new)).thenApply((done) -> {
+			List<InFlightPermit> permits = new ArrayList<>(taken.size());
+			InFlightPermit refused = null;
+			for (int j = 0; j < taken.size(); j++) {
+				InFlightPermit permit = new InFlightPermit(run.limits.policies().get(limited.get(j)),
+						run.limits.inFlight().get(limited.get(j)), taken.get(j).join());
+				if (permit.permit.granted()) {
+					permits.add(permit);
+					this.metrics.inFlight(permit.policy, 1);
+				}
+				else if (refused == null) {
+					refused = permit;
+				}
+			}
+			if (refused == null) {
+				run.permits = permits;
+				return null;
+			}
+			releaseInFlight(permits);
+			this.metrics.record(run.enforced.policies(), Outcome.REJECTED, 0);
+			return inFlightRejection(refused);
+		});
+	}
+
+	/** The verdict of a request refused because {@code refused} was not granted: 429, retry in a second. */
+	private Verdict inFlightRejection(InFlightPermit refused) {
+		Decision decision = new Decision(false, refused.limit, 0, IN_FLIGHT_RETRY_NANOS, 0, 0);
+		HttpHeaders headers = new HttpHeaders();
+		RateLimitHeaders.writeInFlight(headers, refused.policy, refused.limit);
+		RateLimitRejection rejection = new RateLimitRejection(List.of(refused.policy), List.of(decision), true);
+		RateLimitHeaders.writeRetryAfter(headers, rejection.retryAfterSeconds());
+		return new Verdict(Verdict.Action.REJECT, headers, rejection, null, 0, null, List.of(decision));
+	}
+
+	/** Gives back the permits in flight of a request that ended, or never ran. */
+	private void releaseInFlight(List<InFlightPermit> permits) {
+		for (InFlightPermit permit : permits) {
+			if (permit.release()) {
+				this.metrics.inFlight(permit.policy, -1);
+			}
+		}
+	}
+
+	/**
+	 * Decides the request's enforced policies, taking their permits, then, if they let it through, its policies
+	 * in shadow mode; the store waited for if {@code wait}.
+	 */
+	private CompletionStage<Verdict> decideTaken(Run run, boolean wait) {
 		CompletionStage<@Nullable Verdict> enforced = CompletableFuture.completedFuture(null);
 		if (!run.enforced.isEmpty()) {
 			long start = System.nanoTime();
@@ -330,9 +425,12 @@ public final class RequestDecisions {
 			if (run.request.answered()) {
 				writeHeaders(headers, run.enforced, run.decisions, run.shadowed, run.shadowDecisions);
 			}
+			if (!run.permits.isEmpty()) {
+				reservation = new Reservation(run.limits.counted(), List.of(), List.of(), run.permits);
+			}
 		}
 		else {
-			reservation = new Reservation(run.limits.counted(), run.keyed, run.shadowKeyed);
+			reservation = new Reservation(run.limits.counted(), run.keyed, run.shadowKeyed, run.permits);
 		}
 		return new Verdict((run.delay == 0) ? Verdict.Action.PROCEED : Verdict.Action.HOLD, headers, null, null,
 				run.delay, reservation, run.enforced.isEmpty() ? run.shadowDecisions : run.decisions);
@@ -370,17 +468,34 @@ public final class RequestDecisions {
 	 * a status that counts takes its permits, the shadow policies' included, as far as its client has any left.
 	 */
 	public void settle(Reservation kept, int status) {
-		join(settle(kept, status, true));
+		try {
+			join(settle(kept, status, true));
+		}
+		finally {
+			release(kept);
+		}
 	}
 
-	/** Settles a request as {@link #settle} does, without waiting for the store. */
+	/**
+	 * Settles a request as {@link #settle} does, without waiting for the store, and keeps its permits in flight:
+	 * for a stack that learns the status when the response commits, before the request has ended, and
+	 * {@link #release releases} them once it has.
+	 */
 	public CompletionStage<Void> settleAsync(Reservation kept, int status) {
 		return settle(kept, status, false);
 	}
 
+	/**
+	 * Gives back the permits in flight of a request that has ended, however it ended; nothing the second time.
+	 * @param kept what the request kept
+	 */
+	public void release(Reservation kept) {
+		releaseInFlight(kept.permits());
+	}
+
 	private CompletionStage<Void> settle(Reservation kept, int status, boolean wait) {
 		CompletionStage<?> settled = CompletableFuture.completedFuture(null);
-		if (kept.counted().counts(status)) {
+		if (!kept.counted().all() && kept.counted().counts(status)) {
 			if (!kept.limits().isEmpty()) {
 				settled = decideAll(kept.limits(), wait);
 			}
@@ -463,6 +578,9 @@ public final class RequestDecisions {
 
 		List<Decision> shadowDecisions = List.of();
 
+		/** The permits in flight the request holds, granted before its rates were decided. */
+		List<InFlightPermit> permits = List.of();
+
 		Run(LimitedRequest request, LimitCatalog.Match match, EndpointLimits limits, @Nullable Verdict verdict) {
 			this(request, match, limits, verdict, new String[limits.policies().size()]);
 		}
@@ -522,13 +640,57 @@ public final class RequestDecisions {
 
 		}
 
+		/**
+		 * Returns whether the request goes on to its handler, at once or after its delay, rather than being
+		 * answered here.
+		 * @return whether it goes on
+		 */
+		public boolean goesOn() {
+			return this.action == Action.PROCEED || this.action == Action.HOLD;
+		}
+
 	}
 
 	/**
-	 * What an allowed request takes under limits that count only some outcomes if its status counts: the
-	 * permits of its enforced policies and those of its shadow policies, each empty when there are none.
+	 * What an allowed request keeps until it ends: what it takes under limits that count only some outcomes if
+	 * its status counts, the permits of its enforced policies and those of its shadow policies, each empty when
+	 * there are none; and the permits in flight it holds.
+	 *
+	 * @param counted the outcomes that count
+	 * @param limits the enforced limits that take what a counted outcome takes
+	 * @param shadowLimits the shadow limits that take what a counted outcome takes
+	 * @param permits the permits in flight the request holds
 	 */
-	public record Reservation(CountedOutcomes counted, List<KeyedPolicy> limits, List<KeyedPolicy> shadowLimits) {
+	public record Reservation(CountedOutcomes counted, List<KeyedPolicy> limits, List<KeyedPolicy> shadowLimits,
+			List<InFlightPermit> permits) {
+	}
+
+	/** A permit in flight of a request under one policy, given back once. */
+	public static final class InFlightPermit {
+
+		private final RateLimitPolicy policy;
+
+		private final long limit;
+
+		private final Permit permit;
+
+		private final AtomicBoolean released = new AtomicBoolean();
+
+		InFlightPermit(RateLimitPolicy policy, long limit, Permit permit) {
+			this.policy = policy;
+			this.limit = limit;
+			this.permit = permit;
+		}
+
+		/** Gives the permit back; returns false when it was given back already. */
+		boolean release() {
+			if (!this.released.compareAndSet(false, true)) {
+				return false;
+			}
+			this.permit.release();
+			return true;
+		}
+
 	}
 
 }
