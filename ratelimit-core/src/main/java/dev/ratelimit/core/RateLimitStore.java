@@ -471,6 +471,31 @@ public interface RateLimitStore {
 			 */
 			void release();
 
+			/**
+			 * Returns a refused permit, as a store answers when all the permits of a key are held.
+			 * @param held how many were held when it was refused
+			 * @return the refusal
+			 */
+			static Permit refused(long held) {
+				return new Permit() {
+
+					@Override
+					public boolean granted() {
+						return false;
+					}
+
+					@Override
+					public long held() {
+						return held;
+					}
+
+					@Override
+					public void release() {
+					}
+
+				};
+			}
+
 		}
 
 	}

@@ -39,7 +39,7 @@ final class InFlightCounts implements RateLimitStore.InFlight {
 			after[0] = held;
 			return (held != 0) ? held : null;
 		});
-		return granted[0] ? new Held(counted, after[0]) : new Refused(after[0]);
+		return granted[0] ? new Held(counted, after[0]) : Permit.refused(after[0]);
 	}
 
 	private record Limit(String name, String key) {
@@ -74,20 +74,6 @@ final class InFlightCounts implements RateLimitStore.InFlight {
 				InFlightCounts.this.held.computeIfPresent(this.limit,
 						(limited, count) -> (count > 1) ? count - 1 : null);
 			}
-		}
-
-	}
-
-	/** A refused permit, holding nothing, and how many were held when it was refused. */
-	private record Refused(long held) implements Permit {
-
-		@Override
-		public boolean granted() {
-			return false;
-		}
-
-		@Override
-		public void release() {
 		}
 
 	}

@@ -71,21 +71,21 @@ final class Fallback {
 	CompletionStage<RateLimitStore.InFlight.Permit> inFlight(String name, String key, long limit) {
 		return switch (this.policy) {
 			case ALLOW -> CompletableFuture.completedFuture(Untracked.GRANTED);
-			case DENY -> CompletableFuture.completedFuture(Untracked.REFUSED);
+			case DENY -> CompletableFuture.completedFuture(RateLimitStore.InFlight.Permit.refused(0));
 			case LOCAL -> this.local.inFlight()
 				.orElseThrow()
 				.acquire(name, key, ceilDiv(limit, Math.max(1, this.instances.getAsInt())));
 		};
 	}
 
-	/** A permit that the failure policy grants or refuses without counting it. */
+	/** A permit that the failure policy grants without counting it. */
 	private enum Untracked implements RateLimitStore.InFlight.Permit {
 
-		GRANTED, REFUSED;
+		GRANTED;
 
 		@Override
 		public boolean granted() {
-			return this == GRANTED;
+			return true;
 		}
 
 		@Override

@@ -80,7 +80,7 @@ final class InFlightLeases implements RateLimitStore.InFlight {
 							: List.of(now, "acquire", lease, limitArgument, lasts, deadline),
 					false)
 			.thenApply((reply) -> (Permit) ((reply.get(0) == 1) ? new Lease(set, lease, reply.get(1))
-					: new Refused(reply.get(1))))
+					: Permit.refused(reply.get(1))))
 			.exceptionallyCompose((failure) -> this.fallback.inFlight(name, key, limit));
 	}
 
@@ -157,20 +157,6 @@ final class InFlightLeases implements RateLimitStore.InFlight {
 				InFlightLeases.this.caller.send(RedisScripts.get().inFlight(), List.of(this.set),
 						List.of(InFlightLeases.this.calls.stamp(), "release", this.name));
 			}
-		}
-
-	}
-
-	/** A lease Redis refused, and how many were held then. */
-	private record Refused(long held) implements Permit {
-
-		@Override
-		public boolean granted() {
-			return false;
-		}
-
-		@Override
-		public void release() {
 		}
 
 	}

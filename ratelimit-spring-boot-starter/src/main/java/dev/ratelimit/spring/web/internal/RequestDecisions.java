@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
@@ -223,19 +224,24 @@ public final class RequestDecisions {
 					: decideAll(keyed, wait);
 			enforced = decisions.thenApply((decided) -> enforced(run, decided, System.nanoTime() - start));
 		}
-		return enforced.thenCompose((rejected) -> {
-			if (rejected != null) {
-				return CompletableFuture.completedFuture(rejected);
-			}
-			List<KeyedPolicy> shadowKeyed = shadowKeyed(run);
-			if (shadowKeyed == null) {
-				return CompletableFuture.completedFuture(finish(run));
-			}
-			long start = System.nanoTime();
-			return decideAll(shadowKeyed, wait).thenApply((decided) -> {
-				shadowed(run, shadowKeyed, decided, System.nanoTime() - start);
-				return finish(run);
-			});
+		return enforced.thenCompose((rejected) -> (rejected != null) ? CompletableFuture.completedFuture(rejected)
+				: shadowThenFinish(run, (shadowKeyed) -> decideAll(shadowKeyed, wait)));
+	}
+
+	/**
+	 * Decides the shadow policies of a request that its enforced ones let through, as {@code decide} says, then
+	 * finishes it.
+	 */
+	private CompletionStage<Verdict> shadowThenFinish(Run run,
+			Function<List<KeyedPolicy>, CompletionStage<List<Decision>>> decide) {
+		List<KeyedPolicy> shadowKeyed = shadowKeyed(run);
+		if (shadowKeyed == null) {
+			return CompletableFuture.completedFuture(finish(run));
+		}
+		long start = System.nanoTime();
+		return decide.apply(shadowKeyed).thenApply((decided) -> {
+			shadowed(run, shadowKeyed, decided, System.nanoTime() - start);
+			return finish(run);
 		});
 	}
 
@@ -253,15 +259,7 @@ public final class RequestDecisions {
 					return CompletableFuture.completedFuture(rejected);
 				}
 			}
-			List<KeyedPolicy> shadowKeyed = shadowKeyed(run);
-			if (shadowKeyed == null) {
-				return CompletableFuture.completedFuture(finish(run));
-			}
-			long shadowStart = System.nanoTime();
-			return peekAll(shadowKeyed, wait).thenApply((decided) -> {
-				shadowed(run, shadowKeyed, decided, System.nanoTime() - shadowStart);
-				return finish(run);
-			});
+			return shadowThenFinish(run, (shadowKeyed) -> peekAll(shadowKeyed, wait));
 		});
 	}
 
