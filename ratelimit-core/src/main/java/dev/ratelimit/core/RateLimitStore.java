@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
 
@@ -448,6 +449,19 @@ public interface RateLimitStore {
 		CompletionStage<Permit> acquire(String name, String key, long limit);
 
 		/**
+		 * Checks the arguments of {@link #acquire}, as every store does.
+		 * @param name names the limit
+		 * @param limit how many of a key's requests may be in flight at once
+		 * @throws IllegalArgumentException if {@code limit} is below 1
+		 */
+		static void checkLimit(String name, long limit) {
+			Objects.requireNonNull(name, "name must not be null");
+			if (limit < 1) {
+				throw new IllegalArgumentException("in-flight limit '" + name + "' must be at least 1, was " + limit);
+			}
+		}
+
+		/**
 		 * A permit of a request in flight, or the refusal of one.
 		 */
 		interface Permit {
@@ -470,6 +484,37 @@ public interface RateLimitStore {
 			 * one given back already.
 			 */
 			void release();
+
+			/**
+			 * Returns a granted permit that gives itself back with {@code release}, once however often it is
+			 * released.
+			 * @param held how many were held once it was granted, itself included
+			 * @param release gives it back in the store, without blocking
+			 * @return the permit
+			 */
+			static Permit granted(long held, Runnable release) {
+				AtomicBoolean released = new AtomicBoolean();
+				return new Permit() {
+
+					@Override
+					public boolean granted() {
+						return true;
+					}
+
+					@Override
+					public long held() {
+						return held;
+					}
+
+					@Override
+					public void release() {
+						if (released.compareAndSet(false, true)) {
+							release.run();
+						}
+					}
+
+				};
+			}
 
 			/**
 			 * Returns a refused permit, as a store answers when all the permits of a key are held.

@@ -4,7 +4,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.ratelimit.core.RateLimitStore;
 
@@ -18,16 +17,8 @@ final class InFlightCounts implements RateLimitStore.InFlight {
 
 	@Override
 	public CompletionStage<Permit> acquire(String name, String key, long limit) {
-		return CompletableFuture.completedFuture(take(name, key, limit));
-	}
-
-	/** Takes one of the {@code limit} permits of {@code key} under {@code name} at once. */
-	Permit take(String name, String key, long limit) {
-		if (limit < 1) {
-			throw new IllegalArgumentException("in-flight limit '" + name + "' must be at least 1, was " + limit);
-		}
-		Limit counted = new Limit(Objects.requireNonNull(name, "name must not be null"),
-				Objects.requireNonNull(key, "key must not be null"));
+		RateLimitStore.InFlight.checkLimit(name, limit);
+		Limit counted = new Limit(name, Objects.requireNonNull(key, "key must not be null"));
 		long[] after = new long[1];
 		boolean[] granted = new boolean[1];
 		this.held.compute(counted, (limited, count) -> {
@@ -39,43 +30,15 @@ final class InFlightCounts implements RateLimitStore.InFlight {
 			after[0] = held;
 			return (held != 0) ? held : null;
 		});
-		return granted[0] ? new Held(counted, after[0]) : Permit.refused(after[0]);
+		return CompletableFuture.completedFuture(granted[0] ? Permit.granted(after[0], () -> release(counted))
+				: Permit.refused(after[0]));
+	}
+
+	private void release(Limit counted) {
+		this.held.computeIfPresent(counted, (limited, count) -> (count > 1) ? count - 1 : null);
 	}
 
 	private record Limit(String name, String key) {
-	}
-
-	private final class Held implements Permit {
-
-		private final Limit limit;
-
-		private final long held;
-
-		private final AtomicBoolean released = new AtomicBoolean();
-
-		Held(Limit limit, long held) {
-			this.limit = limit;
-			this.held = held;
-		}
-
-		@Override
-		public boolean granted() {
-			return true;
-		}
-
-		@Override
-		public long held() {
-			return this.held;
-		}
-
-		@Override
-		public void release() {
-			if (this.released.compareAndSet(false, true)) {
-				InFlightCounts.this.held.computeIfPresent(this.limit,
-						(limited, count) -> (count > 1) ? count - 1 : null);
-			}
-		}
-
 	}
 
 }

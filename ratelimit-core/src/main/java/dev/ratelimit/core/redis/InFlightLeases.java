@@ -6,8 +6,8 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -64,11 +64,8 @@ final class InFlightLeases implements RateLimitStore.InFlight {
 
 	@Override
 	public CompletionStage<Permit> acquire(String name, String key, long limit) {
-		Objects.requireNonNull(name, "name must not be null");
+		RateLimitStore.InFlight.checkLimit(name, limit);
 		Objects.requireNonNull(key, "key must not be null");
-		if (limit < 1) {
-			throw new IllegalArgumentException("in-flight limit '" + name + "' must be at least 1, was " + limit);
-		}
 		String set = this.keys.state(RedisKeys.escape(key), name) + "!in-flight";
 		String lease = this.instance + ":" + this.leases.incrementAndGet();
 		String now = this.calls.stamp();
@@ -79,9 +76,19 @@ final class InFlightLeases implements RateLimitStore.InFlight {
 					(deadline) -> deadline.isEmpty() ? List.of(now, "acquire", lease, limitArgument, lasts)
 							: List.of(now, "acquire", lease, limitArgument, lasts, deadline),
 					false)
-			.thenApply((reply) -> (Permit) ((reply.get(0) == 1) ? new Lease(set, lease, reply.get(1))
-					: Permit.refused(reply.get(1))))
+			.thenApply((reply) -> (reply.get(0) == 1) ? held(set, lease, reply.get(1)) : Permit.refused(reply.get(1)))
 			.exceptionallyCompose((failure) -> this.fallback.inFlight(name, key, limit));
+	}
+
+	/** A lease Redis granted, renewed until it is released. */
+	private Permit held(String set, String lease, long held) {
+		this.held.put(lease, set);
+		renewLater();
+		return Permit.granted(held, () -> {
+			this.held.remove(lease);
+			this.caller.send(RedisScripts.get().inFlight(), List.of(set),
+					List.of(this.calls.stamp(), "release", lease));
+		});
 	}
 
 	/** Schedules the next renewal of the leases held, unless one is scheduled already. */
@@ -119,46 +126,6 @@ final class InFlightLeases implements RateLimitStore.InFlight {
 	/** Stops renewing the leases held, which then expire unless released. */
 	void close() {
 		this.closed = true;
-	}
-
-	/** A lease granted by Redis. */
-	private final class Lease implements Permit {
-
-		private final String set;
-
-		private final String name;
-
-		private final long held;
-
-		private final AtomicBoolean released = new AtomicBoolean();
-
-		Lease(String set, String name, long held) {
-			this.set = set;
-			this.name = name;
-			this.held = held;
-			InFlightLeases.this.held.put(name, set);
-			renewLater();
-		}
-
-		@Override
-		public boolean granted() {
-			return true;
-		}
-
-		@Override
-		public long held() {
-			return this.held;
-		}
-
-		@Override
-		public void release() {
-			if (this.released.compareAndSet(false, true)) {
-				InFlightLeases.this.held.remove(this.name);
-				InFlightLeases.this.caller.send(RedisScripts.get().inFlight(), List.of(this.set),
-						List.of(InFlightLeases.this.calls.stamp(), "release", this.name));
-			}
-		}
-
 	}
 
 }
