@@ -5,15 +5,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.core.RateLimitStore.InFlight.Permit;
 import dev.ratelimit.spring.RateLimitRejection;
 import dev.ratelimit.spring.observability.internal.DecisionObserver;
 import dev.ratelimit.spring.observability.internal.RateLimitMetrics;
@@ -49,9 +46,6 @@ import org.springframework.http.ProblemDetail;
  */
 public final class RequestDecisions {
 
-	/** How long a request refused for want of a permit in flight is told to wait: a short wait, not a window. */
-	private static final long IN_FLIGHT_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
-
 	/** The headers of an allowed call, which no response carries. */
 	private static final HttpHeaders NO_HEADERS = HttpHeaders.readOnlyHttpHeaders(new HttpHeaders());
 
@@ -72,6 +66,8 @@ public final class RequestDecisions {
 	private final @Nullable DecisionObserver observer;
 
 	private final @Nullable ClientLimits clientLimits;
+
+	private final InFlightLimits inFlight;
 
 	/**
 	 * Creates the decisions of requests in {@code store}.
@@ -97,6 +93,7 @@ public final class RequestDecisions {
 		this.current = current;
 		this.observer = observer;
 		this.clientLimits = clientLimits;
+		this.inFlight = new InFlightLimits(store, metrics);
 	}
 
 	/** Decides the request unless it is exempt, on the calling thread. */
@@ -139,74 +136,18 @@ public final class RequestDecisions {
 			// a request refused, or not decided, never runs: its permits in flight go back at once
 			return decided.whenComplete((verdict, ex) -> {
 				if (ex != null || !verdict.goesOn()) {
-					releaseInFlight(run.permits);
+					this.inFlight.release(run.permits);
 				}
 			});
 		});
 	}
 
 	/**
-	 * Takes a permit of each enforced policy of the request that limits requests in flight, before its rates
-	 * are decided; returns the verdict that refuses the request when one is not granted, having given back
-	 * those that were, or null.
+	 * Takes the permits in flight of the request's enforced policies, before its rates are decided; returns the
+	 * verdict that refuses the request when one is not granted, or null.
 	 */
 	private CompletionStage<@Nullable Verdict> takeInFlight(Run run) {
-		List<Integer> limited = new ArrayList<>();
-		for (int i : run.enforced.indices()) {
-			if (run.limits.inFlight().get(i) > 0) {
-				limited.add(i);
-			}
-		}
-		RateLimitStore.InFlight inFlight = this.store.inFlight().orElse(null);
-		if (limited.isEmpty() || inFlight == null) {
-			return CompletableFuture.completedFuture(null);
-		}
-		List<CompletableFuture<Permit>> taken = new ArrayList<>(limited.size());
-		for (int i : limited) {
-			taken.add(inFlight.acquire(run.limits.policies().get(i).name(), key(run, i), run.limits.inFlight().get(i))
-				.toCompletableFuture());
-		}
-		return CompletableFuture.allOf(taken.toArray(CompletableFuture[]::new)).thenApply((done) -> {
-			List<InFlightPermit> permits = new ArrayList<>(taken.size());
-			InFlightPermit refused = null;
-			for (int j = 0; j < taken.size(); j++) {
-				InFlightPermit permit = new InFlightPermit(run.limits.policies().get(limited.get(j)),
-						run.limits.inFlight().get(limited.get(j)), taken.get(j).join());
-				if (permit.permit.granted()) {
-					permits.add(permit);
-					this.metrics.inFlight(permit.policy, 1);
-				}
-				else if (refused == null) {
-					refused = permit;
-				}
-			}
-			if (refused == null) {
-				run.permits = permits;
-				return null;
-			}
-			releaseInFlight(permits);
-			this.metrics.record(run.enforced.policies(), Outcome.REJECTED, 0);
-			return inFlightRejection(refused);
-		});
-	}
-
-	/** The verdict of a request refused because {@code refused} was not granted: 429, retry in a second. */
-	private Verdict inFlightRejection(InFlightPermit refused) {
-		Decision decision = new Decision(false, refused.limit, 0, IN_FLIGHT_RETRY_NANOS, 0, 0);
-		HttpHeaders headers = new HttpHeaders();
-		RateLimitHeaders.writeInFlight(headers, refused.policy, refused.limit);
-		RateLimitRejection rejection = new RateLimitRejection(List.of(refused.policy), List.of(decision), true);
-		RateLimitHeaders.writeRetryAfter(headers, rejection.retryAfterSeconds());
-		return new Verdict(Verdict.Action.REJECT, headers, rejection, null, 0, null, List.of(decision));
-	}
-
-	/** Gives back the permits in flight of a request that ended, or never ran. */
-	private void releaseInFlight(List<InFlightPermit> permits) {
-		for (InFlightPermit permit : permits) {
-			if (permit.release()) {
-				this.metrics.inFlight(permit.policy, -1);
-			}
-		}
+		return this.inFlight.take(run.limits, run.enforced, (i) -> key(run, i), (permits) -> run.permits = permits);
 	}
 
 	/**
@@ -488,7 +429,7 @@ public final class RequestDecisions {
 	 * @param kept what the request kept
 	 */
 	public void release(Reservation kept) {
-		releaseInFlight(kept.permits());
+		this.inFlight.release(kept.permits());
 	}
 
 	private CompletionStage<Void> settle(Reservation kept, int status, boolean wait) {
@@ -577,7 +518,7 @@ public final class RequestDecisions {
 		List<Decision> shadowDecisions = List.of();
 
 		/** The permits in flight the request holds, granted before its rates were decided. */
-		List<InFlightPermit> permits = List.of();
+		List<InFlightLimits.InFlightPermit> permits = List.of();
 
 		Run(LimitedRequest request, LimitCatalog.Match match, EndpointLimits limits, @Nullable Verdict verdict) {
 			this(request, match, limits, verdict, new String[limits.policies().size()]);
@@ -660,35 +601,7 @@ public final class RequestDecisions {
 	 * @param permits the permits in flight the request holds
 	 */
 	public record Reservation(CountedOutcomes counted, List<KeyedPolicy> limits, List<KeyedPolicy> shadowLimits,
-			List<InFlightPermit> permits) {
-	}
-
-	/** A permit in flight of a request under one policy, given back once. */
-	public static final class InFlightPermit {
-
-		private final RateLimitPolicy policy;
-
-		private final long limit;
-
-		private final Permit permit;
-
-		private final AtomicBoolean released = new AtomicBoolean();
-
-		InFlightPermit(RateLimitPolicy policy, long limit, Permit permit) {
-			this.policy = policy;
-			this.limit = limit;
-			this.permit = permit;
-		}
-
-		/** Gives the permit back; returns false when it was given back already. */
-		boolean release() {
-			if (!this.released.compareAndSet(false, true)) {
-				return false;
-			}
-			this.permit.release();
-			return true;
-		}
-
+			List<InFlightLimits.InFlightPermit> permits) {
 	}
 
 }
