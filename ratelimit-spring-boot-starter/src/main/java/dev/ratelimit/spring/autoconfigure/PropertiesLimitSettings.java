@@ -47,7 +47,7 @@ final class PropertiesLimitSettings {
 				policy.getDelayAfter(), policy.getNoDelay(), policy.getCost(), policy.getCostExpression(),
 				Collections.unmodifiableMap(plans), policy.getKey(), policy.getIpv6Prefix(),
 				copy(policy.getExempt()), policy.getExemptIf(), copy(policy.getCountStatus()),
-				policy.getShadow(), policy.getPenalty());
+				policy.getShadow(), policy.getPenalty(), policy.getConcurrency());
 	}
 
 }

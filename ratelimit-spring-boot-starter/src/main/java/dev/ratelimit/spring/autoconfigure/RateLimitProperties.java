@@ -494,6 +494,13 @@ public class RateLimitProperties {
 		 */
 		private @Nullable String penalty;
 
+		/**
+		 * How many of a client's requests may be in flight at once under the limit, besides its rate: a request
+		 * beyond them is refused with 429 and a Retry-After of one second. Replaces the declaration's; 0 for no
+		 * such limit.
+		 */
+		private @Nullable Long concurrency;
+
 		public @Nullable Long getLimit() {
 			return this.limit;
 		}
@@ -612,6 +619,14 @@ public class RateLimitProperties {
 
 		public void setShadow(@Nullable Boolean shadow) {
 			this.shadow = shadow;
+		}
+
+		public @Nullable Long getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(@Nullable Long concurrency) {
+			this.concurrency = concurrency;
 		}
 
 		public @Nullable String getPenalty() {

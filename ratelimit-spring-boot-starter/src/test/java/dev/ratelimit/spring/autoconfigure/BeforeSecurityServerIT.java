@@ -144,6 +144,23 @@ class BeforeSecurityServerIT {
 		}
 	}
 
+	@Test
+	void limitsTheRequestsInFlightThatTheConfigurationSays() throws Exception {
+		try (ConfigurableApplicationContext context = run(
+				"--ratelimit.policies.AttemptController.held.concurrency=1")) {
+			int port = port(context);
+			List<CompletableFuture<HttpResponse<String>>> running = inFlight(port, 1, "/held?ok=true");
+			HttpResponse<String> refused = get(port, "/held?ok=true");
+			assertThat(refused.statusCode()).isEqualTo(429);
+			assertThat(refused.headers().firstValue("RateLimit-Policy"))
+				.hasValue("\"AttemptController.held\";q=1;qu=\"concurrent-requests\"");
+			assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+			AttemptController.release();
+			assertThat(running.get(0).get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			assertThat(get(port, "/held?ok=true").statusCode()).as("its permit given back").isEqualTo(200);
+		}
+	}
+
 	/** Sends {@code count} requests at once and returns once every one of them runs in the held handler. */
 	private List<CompletableFuture<HttpResponse<String>>> inFlight(int port, int count, String path,
 			String... credentials) throws InterruptedException {

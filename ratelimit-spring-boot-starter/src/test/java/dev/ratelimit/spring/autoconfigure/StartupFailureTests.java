@@ -247,6 +247,13 @@ class StartupFailureTests {
 	}
 
 	@Test
+	void rejectsANegativeConcurrencyOfARule() {
+		assertRuleFailure("Invalid ratelimit.rules[0]: concurrency must be 0, for none, or at least 1, was -1.",
+				"ratelimit.rules[0].path=/api/**", "ratelimit.rules[0].limit=1", "ratelimit.rules[0].window=1s",
+				"ratelimit.rules[0].concurrency=-1");
+	}
+
+	@Test
 	void rejectsAnUnknownFieldOfARule() {
 		assertRuleFailure("Unknown property ratelimit.rules[0].method (\"ratelimit.rules[0].method\" from property "
 				+ "source \"test\"): did you mean ratelimit.rules[0].methods?", "ratelimit.rules[0].path=/api/**",

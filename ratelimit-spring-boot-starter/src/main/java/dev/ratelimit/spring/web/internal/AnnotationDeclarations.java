@@ -159,21 +159,11 @@ final class AnnotationDeclarations {
 			declared.add(new EndpointDeclarations.Declared(policy,
 					shadow(this.settings, (override != null) ? override.shadow() : null),
 					where + ((entry != null) ? " (" + entry.origin() + ")" : ""), key, plans, cost,
-					inFlight(where, action, annotation)));
+					DeclaredValues.concurrency(where, action, (override != null && override.concurrency() != null)
+							? override.concurrency() : annotation.getLong("concurrency"))));
 		}
 		return this.endpoints.limits(declared, terms, termsProperty, site, KeyDeclarations.action(site), bindings,
 				counted);
-	}
-
-	/** Returns how many of a client's requests the declaration lets be in flight at once, 0 for no limit. */
-	private static long inFlight(String where, String action, MergedAnnotation<RateLimited> annotation) {
-		long concurrency = annotation.getLong("concurrency");
-		if (concurrency < 0) {
-			throw new RateLimitConfigurationException(
-					"Invalid " + where + ": concurrency must be 0, for none, or at least 1, was " + concurrency + ".",
-					action);
-		}
-		return concurrency;
 	}
 
 	/** Returns whether a policy is in shadow mode: as its own setting says, else as ratelimit.shadow does. */

@@ -60,6 +60,19 @@ final class DeclaredValues {
 		return parse("Invalid " + where + ": penalty ", action, () -> RateLimitPolicy.parseWindow(penalty));
 	}
 
+	/** Returns how many of a client's requests a limit lets be in flight at once, 0 for no such limit. */
+	static long concurrency(String where, String action, @Nullable Long concurrency) {
+		if (concurrency == null) {
+			return 0;
+		}
+		if (concurrency < 0) {
+			throw new RateLimitConfigurationException(
+					"Invalid " + where + ": concurrency must be 0, for none, or at least 1, was " + concurrency + ".",
+					action);
+		}
+		return concurrency;
+	}
+
 	/**
 	 * A window as written: its length, and its calendar for a calendar window.
 	 *

@@ -28,12 +28,13 @@ import org.jspecify.annotations.Nullable;
  * @param countStatus the response statuses that count
  * @param shadow whether the limit is in shadow mode
  * @param penalty how long a refused client stays refused, as written
+ * @param concurrency how many of a client's requests may be in flight at once, 0 for no such limit
  */
 public record LimitValues(@Nullable Long limit, @Nullable String window, @Nullable Algorithm algorithm,
 		@Nullable Long burst, @Nullable Long delayAfter, @Nullable Boolean noDelay, @Nullable Long cost,
 		@Nullable String costExpression, Map<String, PlanValues> plans, @Nullable String key,
 		@Nullable Integer ipv6Prefix, List<String> exempt, @Nullable String exemptIf, List<Integer> countStatus,
-		@Nullable Boolean shadow, @Nullable String penalty) {
+		@Nullable Boolean shadow, @Nullable String penalty, @Nullable Long concurrency) {
 
 	/**
 	 * The values of one plan of a limit, each null where it sets none.

@@ -97,7 +97,8 @@ final class RuleDeclarations {
 				overridden ? entry.values().shadow() : values.shadow());
 		String origin = property + (overridden ? " with " + entry.property() + ".shadow (" + entry.origin() + ")" : "");
 		EndpointLimits limits = this.endpoints.limits(
-				List.of(new EndpointDeclarations.Declared(policy, shadow, origin, keySpec, plans, cost, 0)),
+				List.of(new EndpointDeclarations.Declared(policy, shadow, origin, keySpec, plans, cost,
+						DeclaredValues.concurrency(property, action, values.concurrency()))),
 				this.endpoints.exemptions().terms(property, values), property, property + ".key", action, List.of(),
 				counted);
 		return new PathRule(property, pattern, methods, limits, rule.beforeSecurity());
