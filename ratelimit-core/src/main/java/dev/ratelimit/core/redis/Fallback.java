@@ -108,6 +108,21 @@ final class Fallback {
 		this.local.resetAll().ifPresent(RateLimitStore.ResetAll::resetAll);
 	}
 
+	/**
+	 * What the failure policy would answer a request of one permit from {@code key} now, taking nothing: on the
+	 * local store under {@code LOCAL}, with the share of the limit its decisions take.
+	 */
+	Decision inspect(String key, RateLimitPolicy policy) {
+		return switch (this.policy) {
+			case ALLOW -> new Decision(true, policy.limit(), policy.capacity(), 0, 0, 0);
+			case DENY -> decide(List.of(new KeyedPolicy(key, policy))).get(0);
+			case LOCAL -> {
+				boolean holding = this.known.tracked(key, policy).holds(this.known.now());
+				yield this.local.inspect(key, holding ? share(policy, this.instances.getAsInt()) : unseen(policy));
+			}
+		};
+	}
+
 	/** Decides the limits as the failure policy says; its decisions take nothing from Redis' state. */
 	List<Decision> decide(List<KeyedPolicy> limits) {
 		List<RateLimitPolicy> policies = limits.stream().map(KeyedPolicy::policy).toList();

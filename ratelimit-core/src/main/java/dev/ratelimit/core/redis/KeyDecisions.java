@@ -247,16 +247,15 @@ final class KeyDecisions {
 
 	/**
 	 * Asks Redis what a request of one permit from {@code key} would be answered now, waiting at most the
-	 * timeout, after carrying the key's permits over if its policy has just changed; the failure policy never
-	 * answers it.
-	 * @throws IllegalStateException if Redis did not answer
+	 * timeout, after carrying the key's permits over if its policy has just changed; when Redis does not answer,
+	 * the failure policy does, as it would decide such a request, taking nothing.
 	 */
 	Decision inspect(String key, RedisLimiter limiter) {
 		try {
 			return ScriptCaller.done(inspect(key, limiter, true));
 		}
 		catch (ScriptCaller.CallFailure failure) {
-			throw notTold(key, limiter, failure);
+			return this.failures.inspectByFailurePolicy(key, limiter.policy());
 		}
 	}
 
@@ -264,8 +263,9 @@ final class KeyDecisions {
 	CompletableFuture<Decision> inspectAsync(String key, RedisLimiter limiter) {
 		return inspect(key, limiter, false).exceptionallyCompose((ex) -> {
 			Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
-			return CompletableFuture.failedFuture(
-					(cause instanceof ScriptCaller.CallFailure failure) ? notTold(key, limiter, failure) : cause);
+			return (cause instanceof ScriptCaller.CallFailure)
+					? CompletableFuture.completedFuture(this.failures.inspectByFailurePolicy(key, limiter.policy()))
+					: CompletableFuture.failedFuture(cause);
 		});
 	}
 
@@ -281,12 +281,6 @@ final class KeyDecisions {
 				return new Decision(peeked.retryAfterNanos() == 0, peeked.limit(), peeked.remaining(),
 						peeked.retryAfterNanos(), peeked.resetAfterNanos(), 0);
 			});
-	}
-
-	private static IllegalStateException notTold(String key, RedisLimiter limiter,
-			ScriptCaller.CallFailure failure) {
-		return new IllegalStateException("Redis did not tell the state of key '" + key + "' under policy '"
-				+ limiter.policy().name() + "': " + failure.getCause(), failure.getCause());
 	}
 
 	/**

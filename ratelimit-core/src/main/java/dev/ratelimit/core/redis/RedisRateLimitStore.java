@@ -228,8 +228,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	 * {@inheritDoc}
 	 * <p>
 	 * Asks Redis, waiting at most the maximum wait, after carrying the key's permits over if its policy has just
-	 * changed; the failure policy never answers it.
-	 * @throws IllegalStateException if Redis did not answer
+	 * changed. When Redis does not answer, the failure policy does, as it would decide such a request, taking
+	 * nothing: {@code ALLOW} allows it, {@code DENY} refuses it, {@code LOCAL} answers from the share of the
+	 * limit it decides on.
 	 */
 	@Override
 	public Decision inspect(String key, RateLimitPolicy policy) {
@@ -240,7 +241,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * Asks Redis without waiting for it; the failure policy never answers.
+	 * Asks Redis without waiting for it, and answers as {@link #inspect} does when Redis does not.
 	 */
 	@Override
 	public CompletionStage<Decision> inspectAsync(String key, RateLimitPolicy policy) {

@@ -209,6 +209,11 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 		return this.fallback.decide(limits);
 	}
 
+	/** What the failure policy would answer a request of one permit from {@code key} now, taking nothing. */
+	Decision inspectByFailurePolicy(String key, RateLimitPolicy policy) {
+		return this.fallback.inspect(key, policy);
+	}
+
 	/** Redis had lost a client key's state, and is told what this instance last heard of it. */
 	void stateLost() {
 		this.log.stateLost();

@@ -358,6 +358,26 @@ class RedisRateLimitStoreTests {
 
 	@ParameterizedTest
 	@EnumSource(FailurePolicy.class)
+	void tellsTheStateOfAKeyThatRedisDoesNotByTheFailurePolicy(FailurePolicy policy) {
+		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException()));
+		ManualTimeSource clock = new ManualTimeSource();
+		RedisRateLimitStore store = builder(redis).failurePolicy(policy)
+			.fallback(InMemoryRateLimitStore.builder().timeSource(clock).build())
+			.timeSource(clock)
+			.build();
+		store.limiter(GCRA).decide("k");
+		Decision told = store.inspect("k", GCRA);
+		switch (policy) {
+			case ALLOW -> assertThat(told.allowed()).isTrue();
+			case DENY -> assertThat(told.allowed()).isFalse();
+			// the one request a window of a key Redis never told of is taken
+			case LOCAL -> assertThat(told.allowed()).isFalse();
+		}
+		assertThat(store.inspectAsync("k", GCRA).toCompletableFuture().join()).isEqualTo(told);
+	}
+
+	@ParameterizedTest
+	@EnumSource(FailurePolicy.class)
 	void decidesARequestInFlightThatRedisDidNotByTheFailurePolicy(FailurePolicy policy) {
 		StubExecutor redis = new StubExecutor((call) -> CompletableFuture.failedFuture(new IllegalStateException()));
 		RateLimitStore.InFlight inFlight = builder(redis).failurePolicy(policy).build().inFlight().orElseThrow();

@@ -33,8 +33,8 @@ import org.springframework.http.ProblemDetail;
  * carries a {@link Reservation} that the stack {@link #settle settles} with the response's status, taking the
  * permits of a status that counts. A client with {@code c} such requests in flight at once can thereby have up to
  * {@code limit + c - 1} counted in a window, never more; each request after that is refused until the window
- * passes. A store that cannot tell whether the client is over admits the request, and the permits are taken
- * under its failure policy. Such limits write their headers only on a rejection: what is left depends on how
+ * passes. A store whose server does not answer tells by its failure policy, which also counts what fails
+ * meanwhile. Such limits write their headers only on a rejection: what is left depends on how
  * the requests in flight end.
  * <p>
  * The policies in shadow mode of an endpoint are decided as a stack of their own, after the enforced ones and
