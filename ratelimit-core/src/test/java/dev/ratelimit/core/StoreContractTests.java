@@ -569,6 +569,7 @@ public abstract class StoreContractTests {
 				.submit(() -> limiter.acquire("k", Duration.ofSeconds(6)));
 			// the next permit is due in five seconds: the call waits, holding it
 			awaitReservation(limiter, "k");
+			awaitWaits(clock, 1);
 			assertThat(waiting).isNotDone();
 			clock.advance(Duration.ofSeconds(5).minusNanos(1000));
 			assertThat(limiter.decide("k").allowed()).as("a request that does not wait, behind the reservation")
@@ -592,6 +593,7 @@ public abstract class StoreContractTests {
 				.isEqualTo(Duration.ofSeconds(1).toNanos());
 			CompletableFuture<Decision> next = limiter.acquireAsync("k", Duration.ofSeconds(5));
 			assertThat(next).isNotDone();
+			awaitWaits(clock, 1);
 			clock.advance(Duration.ofSeconds(5));
 			assertThat(next.get(10, TimeUnit.SECONDS).delayNanos()).as("nothing taken by the refusal")
 				.isEqualTo(Duration.ofSeconds(5).toNanos());
@@ -610,6 +612,7 @@ public abstract class StoreContractTests {
 			Decision plain = limiter.decide("k");
 			assertThat(plain.allowed()).isFalse();
 			assertThat(plain.retryAfterNanos()).isEqualTo(Duration.ofSeconds(15).toNanos());
+			awaitWaits(clock, 2);
 			clock.advance(Duration.ofSeconds(5));
 			assertThat(first.get(10, TimeUnit.SECONDS).delayNanos()).isEqualTo(Duration.ofSeconds(5).toNanos());
 			assertThat(second).isNotDone();
@@ -697,6 +700,18 @@ public abstract class StoreContractTests {
 		 * sees: on an empty key, due in five seconds, it is refused for longer. Bounded, not timed: the clock
 		 * stands still meanwhile.
 		 */
+		/**
+		 * Waits until {@code count} calls wait on the clock: a call computes its wait from the clock before it
+		 * starts waiting, so the clock moved in between would end the wait later than the call asked.
+		 */
+		private static void awaitWaits(ManualTimeSource clock, int count) {
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+			while (clock.waits() < count) {
+				assertThat(System.nanoTime() - deadline).as("%d waits within 30 s", count).isNegative();
+				Thread.yield();
+			}
+		}
+
 		private static void awaitReservation(RateLimiter limiter, String key) {
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
 			while (limiter.decide(key).retryAfterNanos() <= Duration.ofSeconds(5).toNanos()) {
