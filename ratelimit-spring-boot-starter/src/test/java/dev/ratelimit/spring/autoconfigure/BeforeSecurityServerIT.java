@@ -161,6 +161,16 @@ class BeforeSecurityServerIT {
 		}
 	}
 
+	@Test
+	void givesBackThePermitInFlightOfARequestThatTimedOut() throws Exception {
+		try (ConfigurableApplicationContext context = run("--spring.mvc.async.request-timeout=200ms")) {
+			int port = port(context);
+			// the container ends the request when its asynchronous result is late, and so gives its permit back
+			assertThat(get(port, "/never").statusCode()).isEqualTo(503);
+			assertThat(get(port, "/never").statusCode()).as("the permit given back").isEqualTo(503);
+		}
+	}
+
 	/** Sends {@code count} requests at once and returns once every one of them runs in the held handler. */
 	private List<CompletableFuture<HttpResponse<String>>> inFlight(int port, int count, String path,
 			String... credentials) throws InterruptedException {
@@ -257,6 +267,12 @@ class BeforeSecurityServerIT {
 				throw new ResponseStatusException(HttpStatus.FORBIDDEN);
 			}
 			return "ok";
+		}
+
+		@GetMapping("/never")
+		@RateLimited(limit = 100, window = "1m", concurrency = 1)
+		CompletableFuture<String> never() {
+			return new CompletableFuture<>();
 		}
 
 		@GetMapping("/held")
