@@ -203,9 +203,23 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 * @throws IllegalArgumentException if the policy cannot decide that limit and window exactly
 	 */
 	public RateLimitPolicy withLimit(long limit, Duration window) {
-		long burst = (this.burst == this.limit) ? limit : this.burst;
+		return withLimit(limit, window, (this.burst == this.limit) ? limit : this.burst);
+	}
+
+	/**
+	 * Returns a copy of this policy with another limit, window and burst. A leaky bucket that passed its whole
+	 * queue at once still does, and one that delayed after some requests delays after at most the new burst; a
+	 * calendar window stays one while the window stays its nominal length.
+	 * @param limit permits per window
+	 * @param window the window
+	 * @param burst the burst, or the limit for the window algorithms
+	 * @return the new policy
+	 * @throws IllegalArgumentException if the policy cannot decide those values exactly
+	 */
+	public RateLimitPolicy withLimit(long limit, Duration window, long burst) {
+		long delayAfter = (this.delayAfter == this.burst) ? burst : Math.min(this.delayAfter, burst);
 		CalendarWindow calendar = window.equals(this.window) ? this.calendar : null;
-		return new RateLimitPolicy(this.name, this.algorithm, limit, window, burst, this.cost, this.delayAfter,
+		return new RateLimitPolicy(this.name, this.algorithm, limit, window, burst, this.cost, delayAfter,
 				this.maxWait, this.penalty, calendar);
 	}
 

@@ -15,6 +15,19 @@ class RateLimitPolicyTests {
 	private static final Duration TEN_SECONDS = Duration.ofSeconds(10);
 
 	@Test
+	void takesAnotherLimitWithTheBurstAndTheQueueFollowing() {
+		RateLimitPolicy noDelay = RateLimitPolicy.of("queue", Algorithm.LEAKY_BUCKET, 10, Duration.ofSeconds(10))
+			.withDelayAfter(10);
+		RateLimitPolicy smaller = noDelay.withLimit(5, Duration.ofSeconds(10));
+		assertThat(smaller.burst()).as("a burst that was the limit follows it").isEqualTo(5);
+		assertThat(smaller.delayAfter()).as("a queue that passed at once still does").isEqualTo(5);
+		RateLimitPolicy delayed = noDelay.withBurst(20).withDelayAfter(8);
+		assertThat(delayed.withLimit(5, Duration.ofSeconds(10), 4).delayAfter()).as("at most the new burst")
+			.isEqualTo(4);
+		assertThat(delayed.withLimit(5, Duration.ofSeconds(10)).burst()).as("a burst of its own stays").isEqualTo(20);
+	}
+
+	@Test
 	void defaultsTheBurstToTheLimitAndTheCostToOne() {
 		RateLimitPolicy policy = RateLimitPolicy.of("api", Algorithm.GCRA, 10, TEN_SECONDS);
 		assertThat(policy.burst()).isEqualTo(10);

@@ -224,18 +224,9 @@ public final class PolicyChanges implements CurrentLimits {
 		return policy;
 	}
 
-	/**
-	 * {@code policy} with the given values; a burst equal to the limit follows the limit unless given, and a
-	 * leaky bucket without delay stays without.
-	 */
+	/** {@code policy} with the given values; a burst equal to the limit follows the limit unless given. */
 	private static RateLimitPolicy with(RateLimitPolicy policy, long limit, Duration window, @Nullable Long burst) {
-		long newBurst = (burst != null) ? burst : (policy.burst() == policy.limit()) ? limit : policy.burst();
-		long delayAfter = (policy.delayAfter() == policy.burst()) ? newBurst
-				: Math.min(policy.delayAfter(), newBurst);
-		// a calendar window stays one while the window stays its nominal length
-		return new RateLimitPolicy(policy.name(), policy.algorithm(), limit, window, newBurst, policy.cost(),
-				(policy.delayAfter() == 0) ? 0 : delayAfter, policy.maxWait(), policy.penalty(),
-				window.equals(policy.window()) ? policy.calendar() : null);
+		return (burst != null) ? policy.withLimit(limit, window, burst) : policy.withLimit(limit, window);
 	}
 
 	private static Duration parseWindow(String window) {
