@@ -88,6 +88,16 @@ public record EndpointLimits(List<RateLimitPolicy> policies, List<Boolean> shado
 				|| this.exemption.mayRead(KeySource.PRINCIPAL);
 	}
 
+	/** Returns whether a policy of these limits bounds the requests in flight, which are taken only then. */
+	boolean limitsInFlight() {
+		for (int i = 0; i < this.inFlight.size(); i++) {
+			if (this.inFlight.get(i) > 0) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	/** Returns these limits, then those of each plan. */
 	public List<EndpointLimits> onEveryPlan() {
 		List<EndpointLimits> all = new ArrayList<>();

@@ -119,6 +119,9 @@ public final class RequestDecisions {
 		if (run.verdict != null) {
 			return CompletableFuture.completedFuture(run.verdict);
 		}
+		if (!run.limits.limitsInFlight()) {
+			return decideRates(run, wait);
+		}
 		CompletionStage<@Nullable Verdict> inFlight = takeInFlight(run);
 		if (wait) {
 			// a caller that waits goes on on its own thread, never on the one that completed the store's stage
@@ -128,8 +131,7 @@ public final class RequestDecisions {
 			if (refused != null) {
 				return CompletableFuture.completedFuture(refused);
 			}
-			CompletionStage<Verdict> decided = run.limits.counted().all() ? decideTaken(run, wait)
-					: admitCounted(run, wait);
+			CompletionStage<Verdict> decided = decideRates(run, wait);
 			if (run.permits.isEmpty()) {
 				return decided;
 			}
@@ -140,6 +142,11 @@ public final class RequestDecisions {
 				}
 			});
 		});
+	}
+
+	/** Decides the request's rates: taking their permits, or, for limits that count only some outcomes, asking. */
+	private CompletionStage<Verdict> decideRates(Run run, boolean wait) {
+		return run.limits.counted().all() ? decideTaken(run, wait) : admitCounted(run, wait);
 	}
 
 	/**
@@ -585,7 +592,10 @@ public final class RequestDecisions {
 		 * @return whether it goes on
 		 */
 		public boolean goesOn() {
-			return this.action == Action.PROCEED || this.action == Action.HOLD;
+			return switch (this.action) {
+				case PROCEED, HOLD -> true;
+				case REJECT, BAD_REQUEST -> false;
+			};
 		}
 
 	}
