@@ -70,33 +70,13 @@ final class Fallback {
 	 */
 	CompletionStage<RateLimitStore.InFlight.Permit> inFlight(String name, String key, long limit) {
 		return switch (this.policy) {
-			case ALLOW -> CompletableFuture.completedFuture(Untracked.GRANTED);
+			case ALLOW -> CompletableFuture.completedFuture(RateLimitStore.InFlight.Permit.granted(0, () -> {
+			}));
 			case DENY -> CompletableFuture.completedFuture(RateLimitStore.InFlight.Permit.refused(0));
 			case LOCAL -> this.local.inFlight()
 				.orElseThrow()
-				.acquire(name, key, ceilDiv(limit, Math.max(1, this.instances.getAsInt())));
+				.acquire(name, key, ceilDiv(limit, this.instances.getAsInt()));
 		};
-	}
-
-	/** A permit that the failure policy grants without counting it. */
-	private enum Untracked implements RateLimitStore.InFlight.Permit {
-
-		GRANTED;
-
-		@Override
-		public boolean granted() {
-			return true;
-		}
-
-		@Override
-		public long held() {
-			return 0;
-		}
-
-		@Override
-		public void release() {
-		}
-
 	}
 
 	FailurePolicy policy() {

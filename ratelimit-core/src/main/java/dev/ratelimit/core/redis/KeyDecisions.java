@@ -261,11 +261,10 @@ final class KeyDecisions {
 
 	/** Inspects as {@link #inspect} does, without waiting for Redis. */
 	CompletableFuture<Decision> inspectAsync(String key, RedisLimiter limiter) {
-		return inspect(key, limiter, false).exceptionallyCompose((ex) -> {
-			Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
-			return (cause instanceof ScriptCaller.CallFailure)
-					? CompletableFuture.completedFuture(this.failures.inspectByFailurePolicy(key, limiter.policy()))
-					: CompletableFuture.failedFuture(cause);
+		return inspect(key, limiter, false).exceptionally((ex) -> {
+			// anything but Redis not answering is passed on
+			ScriptCaller.failure(ex);
+			return this.failures.inspectByFailurePolicy(key, limiter.policy());
 		});
 	}
 

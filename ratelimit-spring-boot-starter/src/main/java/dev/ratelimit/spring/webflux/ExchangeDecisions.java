@@ -103,7 +103,7 @@ final class ExchangeDecisions {
 	private <T> Mono<T> decided(ExchangeLimitedRequest request, LimitCatalog.Match match, Mono<T> proceed) {
 		CompletableFuture<RequestDecisions.Verdict> decided = this.decisions.decideAsync(request, match)
 			.toCompletableFuture();
-		if (decided.isDone() && !decided.isCompletedExceptionally() && goesOn(decided.join())) {
+		if (decided.isDone() && !decided.isCompletedExceptionally() && decided.join().goesOn()) {
 			return carryOut(request, decided.join(), proceed);
 		}
 		// an exchange cancelled before its verdict is carried out gives back what the verdict kept
@@ -115,14 +115,6 @@ final class ExchangeDecisions {
 			}));
 		return (decided.isCompletedExceptionally() ? verdict : verdict.publishOn(request.eventLoop()))
 			.flatMap((done) -> carryOut(request, done, proceed));
-	}
-
-	/** Whether the request goes on to its handler, at once or after its delay, rather than being answered here. */
-	private static boolean goesOn(RequestDecisions.Verdict verdict) {
-		return switch (verdict.action()) {
-			case PROCEED, HOLD -> true;
-			case REJECT, BAD_REQUEST -> false;
-		};
 	}
 
 	private <T> Mono<T> carryOut(ExchangeLimitedRequest request, RequestDecisions.Verdict verdict, Mono<T> proceed) {

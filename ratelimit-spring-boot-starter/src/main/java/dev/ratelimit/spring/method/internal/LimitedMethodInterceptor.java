@@ -75,14 +75,8 @@ final class LimitedMethodInterceptor implements MethodInterceptor {
 			}
 			throw refused;
 		}
-		RequestDecisions.Reservation kept = verdict.reservation();
-		if (kept == null) {
-			if (verdict.action() == RequestDecisions.Verdict.Action.HOLD) {
-				hold(verdict.delayNanos());
-			}
-			return invocation.proceed();
-		}
 		// the call's permits in flight return when it has ended: when it returns, or when its future completes
+		RequestDecisions.Reservation kept = verdict.reservation();
 		Object returned;
 		try {
 			if (verdict.action() == RequestDecisions.Verdict.Action.HOLD) {
@@ -91,14 +85,18 @@ final class LimitedMethodInterceptor implements MethodInterceptor {
 			returned = invocation.proceed();
 		}
 		catch (Throwable ex) {
-			decisions.release(kept);
+			if (kept != null) {
+				decisions.release(kept);
+			}
 			throw ex;
 		}
-		if (returned instanceof CompletionStage<?> stage) {
-			stage.whenComplete((result, ex) -> decisions.release(kept));
-		}
-		else {
-			decisions.release(kept);
+		if (kept != null) {
+			if (returned instanceof CompletionStage<?> stage) {
+				stage.whenComplete((result, ex) -> decisions.release(kept));
+			}
+			else {
+				decisions.release(kept);
+			}
 		}
 		return returned;
 	}
