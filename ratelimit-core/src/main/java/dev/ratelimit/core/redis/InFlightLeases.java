@@ -1,9 +1,11 @@
 package dev.ratelimit.core.redis;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -116,11 +118,16 @@ final class InFlightLeases implements RateLimitStore.InFlight {
 		}
 	}
 
-	/** Renews every lease this instance holds: the requests holding them still run. */
-	void renewAll() {
+	/**
+	 * Renews every lease this instance holds: the requests holding them still run.
+	 * @return a stage completing once Redis has answered every renewal, or failed with the first that failed
+	 */
+	CompletableFuture<Void> renewAll() {
 		String lasts = Long.toString(this.leaseMicros);
-		this.held.forEach((lease, set) -> this.caller.send(RedisScripts.get().inFlight(), List.of(set),
-				List.of(this.calls.stamp(), "renew", lease, "", lasts)));
+		List<CompletableFuture<List<Long>>> renewals = new ArrayList<>();
+		this.held.forEach((lease, set) -> renewals.add(this.caller.send(RedisScripts.get().inFlight(), List.of(set),
+				List.of(this.calls.stamp(), "renew", lease, "", lasts))));
+		return CompletableFuture.allOf(renewals.toArray(CompletableFuture[]::new));
 	}
 
 	/** Stops renewing the leases held, which then expire unless released. */
