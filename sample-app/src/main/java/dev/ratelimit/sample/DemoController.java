@@ -8,6 +8,9 @@ import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.spring.RateLimited;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -44,10 +47,16 @@ public class DemoController {
 	CompletableFuture<String> concurrent(@RequestParam(defaultValue = "false") boolean fail) {
 		return this.time.after(Duration.ofSeconds(2).toNanos()).thenApply((done) -> {
 			if (fail) {
-				throw new IllegalStateException("the report failed");
+				throw new ReportFailedException();
 			}
 			return "report\n";
 		});
+	}
+
+	/** A report that failed: a 500 problem, without a stack trace in the log, since the failure is on purpose. */
+	@ExceptionHandler
+	ProblemDetail reportFailed(ReportFailedException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, ex.getMessage());
 	}
 
 	@GetMapping("/fixed-window")
@@ -154,6 +163,15 @@ public class DemoController {
 	@GetMapping("/yaml-only")
 	String yamlOnly() {
 		return "yaml only\n";
+	}
+
+	/** How {@code /demo/concurrent?fail=true} ends. */
+	static final class ReportFailedException extends RuntimeException {
+
+		ReportFailedException() {
+			super("the report failed");
+		}
+
 	}
 
 }
