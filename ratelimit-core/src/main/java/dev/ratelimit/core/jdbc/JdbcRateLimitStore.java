@@ -1,0 +1,231 @@
+package dev.ratelimit.core.jdbc;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.TimeSource;
+
+/**
+ * A {@link RateLimitStore} that keeps every key's state in a PostgreSQL table, shared by every instance that uses
+ * the same database, table and key prefix.
+ * <p>
+ * Each decision is one call of a PL/pgSQL function, one prepared statement on a connection of the
+ * {@link DataSource} in autocommit: one round trip and one transaction, for one policy or for
+ * {@link #decideAll stacked limits} on any keys, all or nothing. The function locks the row of each limit
+ * ({@code INSERT ... ON CONFLICT DO NOTHING}, then {@code SELECT ... FOR UPDATE}), in the order of key then
+ * policy, so that stacks over the same keys never deadlock, then decides under those locks and writes the rows
+ * back. It is therefore correct under {@code READ COMMITTED}, PostgreSQL's default, and under any stricter
+ * isolation level. The functions make the same decisions as the
+ * {@link dev.ratelimit.core.memory.InMemoryRateLimitStore in-memory store} and the Redis scripts, with the same
+ * integer arithmetic; times in decisions are whole nanoseconds.
+ * <p>
+ * Time comes from the database's {@code clock_timestamp()}, read once the rows are locked, so that instances with
+ * skewed clocks agree, unless a {@link Builder#timeSource(TimeSource) time source} is set. Each row carries the
+ * instant at which its key is back to a full quota; {@link #deleteExpired(int)} deletes such rows, and never one
+ * that a decision holds, which changes no decision: call it now and then, from a scheduler of the application's.
+ * <p>
+ * The store creates its table, the table's index and its functions on {@link Builder#build()} where they are
+ * missing, from {@code META-INF/ratelimit/sql/schema.sql} in this jar, whose only placeholder is
+ * {@code ${table}}; with {@link Builder#createSchema(boolean) createSchema(false)} it leaves that to the
+ * application's migrations, which can copy that file.
+ * <p>
+ * A database that fails a call fails the decision with an {@link IllegalStateException}: the store has no failure
+ * policy, no fleet of its own, shares no runtime changes and keeps no limits in flight.
+ * {@link #change Runtime changes} apply to this instance, and carry each key's permits over in the decision's
+ * own call.
+ */
+public final class JdbcRateLimitStore implements RateLimitStore {
+
+	/** The table of the states, unless the builder names another. */
+	public static final String DEFAULT_TABLE_NAME = "ratelimit_state";
+
+	private final StateCalls calls;
+
+	private final PolicyChanges changes;
+
+	private JdbcRateLimitStore(Builder builder) {
+		if (builder.createSchema) {
+			StateSchema.create(builder.dataSource, builder.tableName);
+		}
+		this.calls = new StateCalls(builder.dataSource, builder.tableName, builder.keyPrefix, builder.timeSource);
+		this.changes = new PolicyChanges(this.calls);
+	}
+
+	/**
+	 * Returns a builder of a store over {@code dataSource}, a PostgreSQL database.
+	 * @param dataSource where the connections come from, best a pool's
+	 * @return the builder
+	 */
+	public static Builder builder(DataSource dataSource) {
+		return new Builder(dataSource);
+	}
+
+	@Override
+	public RateLimiter limiter(RateLimitPolicy policy) {
+		return this.changes.limiter(policy);
+	}
+
+	@Override
+	public List<Decision> decideAll(List<KeyedPolicy> limits) {
+		RateLimitStore.checkStack(limits);
+		return this.calls.decide(keys(limits), this.changes.limiters(limits), false);
+	}
+
+	@Override
+	public void giveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
+		RateLimitStore.checkGiveBack(limits, decisions);
+		this.calls.giveBack(keys(limits), this.changes.limiters(limits), decisions);
+	}
+
+	@Override
+	public Decision inspect(String key, RateLimitPolicy policy) {
+		Objects.requireNonNull(key, "key must not be null");
+		Decision peeked = this.calls.decide(List.of(key), List.of(this.changes.limiter(policy.shared())), true)
+			.get(0);
+		// a peek replies as to a refused request: one of one permit would pass when it need not wait
+		return new Decision(peeked.retryAfterNanos() == 0, peeked.limit(), peeked.remaining(),
+				peeked.retryAfterNanos(), peeked.resetAfterNanos(), 0);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Deletes the key's rows under the policy and under the policies it changed from.
+	 * @throws IllegalStateException if the database did not delete them
+	 */
+	@Override
+	public void reset(String key, RateLimitPolicy policy) {
+		Objects.requireNonNull(key, "key must not be null");
+		this.calls.reset(key, this.changes.limiter(policy.shared()));
+	}
+
+	@Override
+	public void change(RateLimitPolicy from, RateLimitPolicy to) {
+		this.changes.change(from, to);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Deletes every row of the store's key prefix, in one statement.
+	 */
+	@Override
+	public Optional<ResetAll> resetAll() {
+		return Optional.of(this.calls::resetAll);
+	}
+
+	/**
+	 * Deletes up to {@code max} rows of the store's key prefix whose keys are back to their full quota, skipping
+	 * the rows that a decision holds at that moment. Deleting such a row changes no decision: the next request of
+	 * its key is decided as the first of a key never seen, as it would have been.
+	 * @param max how many rows to delete at most, so that one call stays short; call again while it returns
+	 * {@code max}
+	 * @return how many rows were deleted
+	 * @throws IllegalArgumentException if {@code max} is below 1
+	 * @throws IllegalStateException if the database did not delete them
+	 */
+	public int deleteExpired(int max) {
+		if (max < 1) {
+			throw new IllegalArgumentException("max must be at least 1, was " + max);
+		}
+		return this.calls.deleteExpired(max);
+	}
+
+	private static List<String> keys(List<KeyedPolicy> limits) {
+		List<String> keys = new ArrayList<>(limits.size());
+		for (KeyedPolicy limit : limits) {
+			keys.add(limit.key());
+		}
+		return keys;
+	}
+
+	/**
+	 * Builds a {@link JdbcRateLimitStore}.
+	 */
+	public static final class Builder {
+
+		private final DataSource dataSource;
+
+		private String tableName = DEFAULT_TABLE_NAME;
+
+		private String keyPrefix = "";
+
+		private @Nullable TimeSource timeSource;
+
+		private boolean createSchema = true;
+
+		private Builder(DataSource dataSource) {
+			this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
+		}
+
+		/**
+		 * Sets the table of the states, which also names the functions and the index:
+		 * {@value JdbcRateLimitStore#DEFAULT_TABLE_NAME} by default.
+		 * @param tableName an SQL identifier of letters, digits and underscores, at most 52 characters, optionally
+		 * after a schema name and a dot
+		 * @return this builder
+		 * @throws IllegalArgumentException if {@code tableName} is not such an identifier
+		 */
+		public Builder tableName(String tableName) {
+			this.tableName = StateSchema.checkTableName(tableName);
+			return this;
+		}
+
+		/**
+		 * Sets what goes before every key in the table, so that applications sharing the table keep their keys
+		 * apart: nothing by default. {@link RateLimitStore#resetAll()} and {@link #deleteExpired(int)} touch the
+		 * rows of this prefix only.
+		 * @param keyPrefix the prefix
+		 * @return this builder
+		 */
+		public Builder keyPrefix(String keyPrefix) {
+			this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the clock of every decision, such as a {@link dev.ratelimit.core.ManualTimeSource} in tests, read in
+		 * Unix epoch nanoseconds when a policy has a calendar window; by default the database's clock decides.
+		 * @param timeSource the clock
+		 * @return this builder
+		 */
+		public Builder timeSource(TimeSource timeSource) {
+			this.timeSource = Objects.requireNonNull(timeSource, "timeSource must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets whether {@link #build()} creates the table, its index and the functions where missing, as it does
+		 * by default; without it, the application's migrations create them from
+		 * {@code META-INF/ratelimit/sql/schema.sql}.
+		 * @param createSchema whether to create the schema
+		 * @return this builder
+		 */
+		public Builder createSchema(boolean createSchema) {
+			this.createSchema = createSchema;
+			return this;
+		}
+
+		/**
+		 * Builds the store, creating its schema first unless told not to.
+		 * @return the store
+		 * @throws IllegalStateException if the schema could not be created
+		 */
+		public JdbcRateLimitStore build() {
+			return new JdbcRateLimitStore(this);
+		}
+
+	}
+
+}
