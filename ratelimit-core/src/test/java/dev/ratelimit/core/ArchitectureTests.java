@@ -11,8 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The structure of the core, as {@code docs/architecture.md} draws it: the port knows no store, the stores stand
- * apart (the Redis store only falls back to the in-memory one), nothing knows Spring, and the public types are
- * the ones {@code docs/reference.md} lists.
+ * apart (the Redis store only falls back to the in-memory one, the PostgreSQL store knows none), nothing knows
+ * Spring, and the public types are the ones {@code docs/reference.md} lists.
  */
 class ArchitectureTests {
 
@@ -26,7 +26,8 @@ class ArchitectureTests {
 			.resideInAPackage("dev.ratelimit.core")
 			.should()
 			.dependOnClassesThat()
-			.resideInAnyPackage("dev.ratelimit.core.memory..", "dev.ratelimit.core.redis..", "dev.ratelimit.core.replay..")
+			.resideInAnyPackage("dev.ratelimit.core.memory..", "dev.ratelimit.core.redis..", "dev.ratelimit.core.jdbc..",
+					"dev.ratelimit.core.replay..")
 			.check(CORE);
 	}
 
@@ -36,7 +37,17 @@ class ArchitectureTests {
 			.resideInAPackage("dev.ratelimit.core.memory..")
 			.should()
 			.dependOnClassesThat()
-			.resideInAnyPackage("dev.ratelimit.core.redis..", "dev.ratelimit.core.replay..")
+			.resideInAnyPackage("dev.ratelimit.core.redis..", "dev.ratelimit.core.jdbc..", "dev.ratelimit.core.replay..")
+			.check(CORE);
+	}
+
+	@Test
+	void thePostgresStoreKnowsNoOtherStore() {
+		noClasses().that()
+			.resideInAPackage("dev.ratelimit.core.jdbc..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("dev.ratelimit.core.memory..", "dev.ratelimit.core.redis..", "dev.ratelimit.core.replay..")
 			.check(CORE);
 	}
 
@@ -46,7 +57,7 @@ class ArchitectureTests {
 			.resideInAPackage("dev.ratelimit.core.redis..")
 			.should()
 			.dependOnClassesThat()
-			.resideInAPackage("dev.ratelimit.core.replay..")
+			.resideInAnyPackage("dev.ratelimit.core.jdbc..", "dev.ratelimit.core.replay..")
 			.check(CORE);
 		noClasses().that()
 			.resideInAPackage("dev.ratelimit.core.redis..")
@@ -65,7 +76,7 @@ class ArchitectureTests {
 
 	@Test
 	void publicTypesAreTheOnesTheReadmeLists() {
-		assertThat(PublicApi.of(CORE)).isEqualTo(PublicApi.listedInTheReference("ratelimit-core")).hasSizeLessThanOrEqualTo(16);
+		assertThat(PublicApi.of(CORE)).isEqualTo(PublicApi.listedInTheReference("ratelimit-core")).hasSizeLessThanOrEqualTo(17);
 	}
 
 }
