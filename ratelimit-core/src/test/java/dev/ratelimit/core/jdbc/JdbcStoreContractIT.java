@@ -1,8 +1,5 @@
 package dev.ratelimit.core.jdbc;
 
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -19,10 +16,6 @@ import dev.ratelimit.core.testing.TestPostgres;
 @ExtendWith(PostgresExtension.class)
 class JdbcStoreContractIT extends StoreContractTests {
 
-	private static final String RUN = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
-
-	private static final AtomicInteger created = new AtomicInteger();
-
 	private TestPostgres postgres;
 
 	@BeforeEach
@@ -32,13 +25,7 @@ class JdbcStoreContractIT extends StoreContractTests {
 
 	@Override
 	protected RateLimitStore createStore(ManualTimeSource clock) {
-		int store = created.incrementAndGet();
-		return JdbcRateLimitStore.builder(this.postgres.dataSource())
-			.tableName("contract_state")
-			.createSchema(store == 1)
-			.keyPrefix(RUN + ":" + store + ":")
-			.timeSource(clock)
-			.build();
+		return TestStores.create(this.postgres.dataSource(), "contract_state", clock);
 	}
 
 	/** A tenth of the repetitions on Redis: every decision on one hot row waits for the one before it. */
