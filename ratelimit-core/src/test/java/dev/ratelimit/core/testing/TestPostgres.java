@@ -5,6 +5,7 @@ import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
@@ -117,6 +118,22 @@ public final class TestPostgres implements AutoCloseable {
 	public void execute(String sql) {
 		try (Connection connection = this.pool.getConnection(); Statement statement = connection.createStatement()) {
 			statement.execute(sql);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(sql + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Runs one query outside any store and returns the number in its first column of its first row.
+	 * @param sql the query
+	 * @return the number
+	 */
+	public long queryForLong(String sql) {
+		try (Connection connection = this.pool.getConnection(); Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery(sql)) {
+			result.next();
+			return result.getLong(1);
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException(sql + ": " + ex.getMessage(), ex);
