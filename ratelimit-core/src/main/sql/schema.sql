@@ -1,4 +1,4 @@
--- The schema of JdbcRateLimitStore on PostgreSQL (11 or later): one table of states and the functions that
+-- The schema of JdbcRateLimitStore on PostgreSQL (14 or later): one table of states and the functions that
 -- decide on it. ${table} is the only placeholder: the table's name, optionally schema-qualified; the functions
 -- and the index are named after it. The store runs this file itself unless told not to, under an advisory
 -- lock; to own the schema with Flyway or Liquibase instead, copy it into a migration with the name replaced.

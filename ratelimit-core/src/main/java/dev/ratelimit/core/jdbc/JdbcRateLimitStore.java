@@ -43,7 +43,8 @@ import dev.ratelimit.core.TimeSource;
  * A database that fails a call fails the decision with an {@link IllegalStateException}: the store has no failure
  * policy, no fleet of its own, shares no runtime changes and keeps no limits in flight.
  * {@link #change Runtime changes} apply to this instance, and carry each key's permits over in the decision's
- * own call.
+ * own call. JDBC blocks, so {@link #decideAllAsync}, {@link #giveBackAsync} and {@link #inspectAsync} decide on
+ * the calling thread, as the port's defaults do: a caller that must not wait hands them to a thread of its own.
  */
 public final class JdbcRateLimitStore implements RateLimitStore {
 
