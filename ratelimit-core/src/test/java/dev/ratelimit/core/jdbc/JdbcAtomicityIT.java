@@ -108,6 +108,28 @@ class JdbcAtomicityIT {
 		}
 	}
 
+	/**
+	 * Stacks that name the same two keys in opposite orders: each call locks them in one order, so none waits
+	 * for another that waits for it, which PostgreSQL would break by failing one of them.
+	 */
+	@Test
+	void neverDeadlocksOnStacksThatNameTheirKeysInOppositeOrders() throws Exception {
+		RateLimitPolicy policy = RateLimitPolicy.of("both", Algorithm.GCRA, 10, Duration.ofSeconds(10));
+		RateLimitStore store = TestStores.builder(this.postgres.dataSource(), "atomicity_state")
+			.timeSource(new ManualTimeSource())
+			.build();
+		List<KeyedPolicy> forward = List.of(new KeyedPolicy("a", policy), new KeyedPolicy("b", policy));
+		List<KeyedPolicy> backward = List.of(new KeyedPolicy("b", policy), new KeyedPolicy("a", policy));
+		int[] calls = { 0 };
+		assertThat(concurrently(() -> {
+			boolean even;
+			synchronized (calls) {
+				even = calls[0]++ % 2 == 0;
+			}
+			return store.decideAll(even ? forward : backward).get(0).allowed();
+		})).isEqualTo(10);
+	}
+
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void admitsExactlyTheLimitOnTheDatabasesClock(Algorithm algorithm) throws Exception {

@@ -47,7 +47,7 @@ class JdbcStoreDifferentialIT {
 	static Stream<Arguments> policies() {
 		Random random = new Random(20261129);
 		return Stream.of(Algorithm.values())
-			.flatMap((algorithm) -> IntStream.range(0, 12)
+			.flatMap((algorithm) -> IntStream.range(0, 8)
 				.mapToObj((i) -> Arguments.of(randomPolicy(random, algorithm, "p"), random.nextLong())));
 	}
 
@@ -60,7 +60,7 @@ class JdbcStoreDifferentialIT {
 		RateLimitStore memory = InMemoryRateLimitStore.builder().timeSource(memoryClock).build();
 		RateLimitStore postgres = postgresStore(postgresClock);
 		long now = 0;
-		for (int i = 0; i < 250; i++) {
+		for (int i = 0; i < 200; i++) {
 			now = nextTime(random, now, policy.windowMicros());
 			memoryClock.set(now * 1000);
 			postgresClock.set(now * 1000);
@@ -107,7 +107,7 @@ class JdbcStoreDifferentialIT {
 
 	static Stream<Arguments> stacks() {
 		Random random = new Random(7);
-		return IntStream.range(0, 24).mapToObj((i) -> {
+		return IntStream.range(0, 16).mapToObj((i) -> {
 			List<RateLimitPolicy> stack = new ArrayList<>();
 			int size = 2 + random.nextInt(3);
 			for (int p = 0; p < size; p++) {
@@ -128,7 +128,7 @@ class JdbcStoreDifferentialIT {
 		RateLimitStore postgres = postgresStore(postgresClock);
 		long shortest = stack.stream().mapToLong(RateLimitPolicy::windowMicros).min().orElseThrow();
 		long now = 0;
-		for (int i = 0; i < 250; i++) {
+		for (int i = 0; i < 200; i++) {
 			now = nextTime(random, now, shortest);
 			memoryClock.set(now * 1000);
 			postgresClock.set(now * 1000);
