@@ -394,9 +394,9 @@ $$;
 -- limit in calendars, the period number and four boundaries; zeros for none), burst, cost, shaping (a leaky
 -- bucket's delay-after, the longest a token bucket's or GCRA's request may wait in microseconds) and penalty in
 -- microseconds. With peek, takes nothing and replies as to a request another limit refused. A limit i whose key
--- has no state yet first takes over the permits in use under the first of its predecessors (the limits
--- predecessor j < n with from[j] = i) that holds a state, as the carry-over script does. Returns nine integers
--- per limit, as ${table}_step replies.
+-- has no state yet first takes over the permits in use under the first of the policies it changed from (each j
+-- with from_limits[j] = i, newest first, with that policy's values in the from_ arrays) that holds a state, as
+-- the carry-over script does. Returns nine integers per limit, as ${table}_step replies.
 CREATE OR REPLACE FUNCTION ${table}_decide(given_now bigint, peek boolean, keys text[], policies text[],
 	algorithms text[], limits bigint[], windows bigint[], calendars bigint[], bursts bigint[], costs bigint[],
 	shapings bigint[], penalties bigint[], from_limits integer[], from_policies text[], from_limits_of bigint[],
