@@ -5,9 +5,10 @@
 --
 -- Each decision is one call of ${table}_decide, one statement in one transaction: it locks the rows of the
 -- request's keys in a fixed order (key, then policy), so that stacks on overlapping keys cannot deadlock, and
--- decides under those locks, which makes it correct under READ COMMITTED. The algorithms are those of the
--- Redis scripts (src/main/lua), on the same integer arithmetic: times in microseconds, the bucket algorithms'
--- instants in ticks of 1 / scale microsecond, scale = limit / gcd(window, limit).
+-- decides under those locks, which makes it correct under READ COMMITTED (under REPEATABLE READ and SERIALIZABLE,
+-- a decision on a row another one changed meanwhile fails). The algorithms are those of the Redis scripts
+-- (src/main/lua), on the same integer arithmetic: times in microseconds, the bucket algorithms' instants in ticks
+-- of 1 / scale microsecond, scale = limit / gcd(window, limit).
 
 CREATE TABLE IF NOT EXISTS ${table} (
 	-- the client's key, after the store's key prefix

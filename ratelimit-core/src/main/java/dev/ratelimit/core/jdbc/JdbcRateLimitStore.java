@@ -25,8 +25,9 @@ import dev.ratelimit.core.TimeSource;
  * {@link #decideAll stacked limits} on any keys, all or nothing. The function locks the row of each limit
  * ({@code INSERT ... ON CONFLICT DO NOTHING}, then {@code SELECT ... FOR UPDATE}), in the order of key then
  * policy, so that stacks over the same keys never deadlock, then decides under those locks and writes the rows
- * back. It is therefore correct under {@code READ COMMITTED}, PostgreSQL's default, and under any stricter
- * isolation level. The functions make the same decisions as the
+ * back. It is therefore correct under {@code READ COMMITTED}, PostgreSQL's default, which the data source's
+ * connections must keep: under {@code REPEATABLE READ} or {@code SERIALIZABLE}, a decision on a row that another
+ * decision changed meanwhile fails with a serialization error instead of waiting for it. The functions make the same decisions as the
  * {@link dev.ratelimit.core.memory.InMemoryRateLimitStore in-memory store} and the Redis scripts, with the same
  * integer arithmetic; times in decisions are whole nanoseconds.
  * <p>
