@@ -21,6 +21,9 @@ import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.internal.FailureLog;
+import dev.ratelimit.core.internal.OutageDetector;
+import dev.ratelimit.core.redis.ScriptCaller.CallFailure;
 
 /**
  * What the store does when Redis does not decide: routes each decision to Redis or, during an outage, to the
@@ -32,9 +35,9 @@ import dev.ratelimit.core.RateLimitStore;
 final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Listener {
 
 	/** The outage of each part of the key space that Redis was called for, created at its first call. */
-	private final ConcurrentHashMap<Integer, OutageDetector> detectors = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<Integer, OutageDetector<CallFailure>> detectors = new ConcurrentHashMap<>();
 
-	private final Supplier<OutageDetector> newDetector;
+	private final Supplier<OutageDetector<CallFailure>> newDetector;
 
 	/** The part of the key space of a client key, as {@link ScriptCaller#partition} says of its calls. */
 	private final ToIntFunction<String> partitions;
@@ -56,8 +59,8 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	 * @param newDetector a new outage detector, one per part of the key space
 	 * @param partitions the part of a client key, or null where the key space is one part
 	 */
-	StoreFailures(Supplier<OutageDetector> newDetector, @Nullable ToIntFunction<String> partitions,
-			Fallback fallback, FailureLog log) {
+	StoreFailures(Supplier<OutageDetector<CallFailure>> newDetector,
+			@Nullable ToIntFunction<String> partitions, Fallback fallback, FailureLog log) {
 		this.newDetector = newDetector;
 		this.partitioned = partitions != null;
 		this.partitions = (partitions != null) ? partitions : (client) -> 0;
@@ -76,7 +79,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 		long decisions = 0;
 		long duringOutage = 0;
 		List<Integer> failing = new ArrayList<>();
-		for (Map.Entry<Integer, OutageDetector> part : this.detectors.entrySet()) {
+		for (Map.Entry<Integer, OutageDetector<CallFailure>> part : this.detectors.entrySet()) {
 			FailureStatus status = part.getValue().status(policy);
 			decisions += status.decisions();
 			if (status.failing()) {
@@ -108,14 +111,14 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 		return ranges.toString();
 	}
 
-	private OutageDetector detector(int partition) {
-		OutageDetector detector = this.detectors.get(partition);
+	private OutageDetector<CallFailure> detector(int partition) {
+		OutageDetector<CallFailure> detector = this.detectors.get(partition);
 		return (detector != null) ? detector : this.detectors.computeIfAbsent(partition, (p) -> this.newDetector.get());
 	}
 
 	/** Whether some part of the key space is failing. */
 	private boolean anyFailing() {
-		for (OutageDetector detector : this.detectors.values()) {
+		for (OutageDetector<CallFailure> detector : this.detectors.values()) {
 			if (detector.failing() != null) {
 				return true;
 			}
@@ -135,7 +138,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	 */
 	CompletableFuture<List<Decision>> decide(List<KeyedPolicy> limits,
 			Function<Runnable, CompletableFuture<List<Decision>>> redis) {
-		OutageDetector detector = detector(this.partitions.applyAsInt(limits.get(0).key()));
+		OutageDetector<CallFailure> detector = detector(this.partitions.applyAsInt(limits.get(0).key()));
 		OutageDetector.Route route = detector.route();
 		Runnable done = () -> detector.done(route);
 		boolean handedOver = false;
@@ -176,7 +179,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	 * per call.
 	 */
 	void unanswered(ScriptCaller.CallFailure failure) {
-		if (!failure.reportedLate && detector(failure.partition).failed(failure)) {
+		if (!failure.reportedLate && detector(failure.partition).failed(failure, failure.kind, failure.sentNanos)) {
 			this.log.outageBegan(failure.getCause());
 		}
 	}
