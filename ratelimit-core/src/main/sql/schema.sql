@@ -609,3 +609,27 @@ BEGIN
 	RETURN given;
 END
 $$;
+
+-- The instances that share the table's quotas: each store calls ${table}_heartbeat about once a second with a
+-- name of its own, and the failure policy LOCAL gives each of the `n` members seen within the last `live_ms`
+-- milliseconds, on the database's clock, its share ceil(limit / n) of every limit while the database is away.
+CREATE TABLE IF NOT EXISTS ${table}_fleet (
+	member text COLLATE "C" PRIMARY KEY,
+	seen_at timestamptz NOT NULL
+);
+
+-- Records that `me` is alive, deletes the members gone for ten times `live_ms`, and returns how many were seen
+-- within `live_ms`, `me` included.
+CREATE OR REPLACE FUNCTION ${table}_heartbeat(me text, live_ms integer) RETURNS integer
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+	now_ timestamptz := clock_timestamp();
+	n integer;
+BEGIN
+	INSERT INTO ${table}_fleet AS f (member, seen_at) VALUES (me, now_)
+		ON CONFLICT (member) DO UPDATE SET seen_at = excluded.seen_at;
+	DELETE FROM ${table}_fleet WHERE seen_at < now_ - make_interval(secs => 10 * live_ms / 1000.0);
+	SELECT count(*) INTO n FROM ${table}_fleet WHERE seen_at > now_ - make_interval(secs => live_ms / 1000.0);
+	RETURN n;
+END
+$$;

@@ -20,6 +20,8 @@ final class JdbcLimiter implements RateLimiter {
 
 	private final StateCalls calls;
 
+	private final Decider decider;
+
 	private final RateLimitPolicy policy;
 
 	/** The name of the policy's state in the table: its name, unless a runtime change made the policy. */
@@ -33,8 +35,10 @@ final class JdbcLimiter implements RateLimiter {
 
 	private final @Nullable CalendarBounds calendar;
 
-	JdbcLimiter(StateCalls calls, RateLimitPolicy policy, String stateName, List<Predecessor> predecessors) {
+	JdbcLimiter(StateCalls calls, Decider decider, RateLimitPolicy policy, String stateName,
+			List<Predecessor> predecessors) {
 		this.calls = calls;
+		this.decider = decider;
 		this.policy = policy;
 		this.stateName = stateName;
 		this.predecessors = predecessors;
@@ -49,7 +53,7 @@ final class JdbcLimiter implements RateLimiter {
 
 	@Override
 	public Decision decide(String key) {
-		return this.calls.decide(List.of(key), List.of(this), false).get(0);
+		return this.decider.decide(key, this);
 	}
 
 	@Override
@@ -92,7 +96,7 @@ final class JdbcLimiter implements RateLimiter {
 
 	/** This limiter with {@code policy}'s cost or wait, on the same states. */
 	JdbcLimiter with(RateLimitPolicy policy) {
-		return new JdbcLimiter(this.calls, policy, this.stateName, this.predecessors);
+		return new JdbcLimiter(this.calls, this.decider, policy, this.stateName, this.predecessors);
 	}
 
 	/**
@@ -115,6 +119,14 @@ final class JdbcLimiter implements RateLimiter {
 	 * A policy that a limiter's policy changed from, at a cost of one permit, and the instant (in the clock of
 	 * {@link StateCalls#nowNanos()}) from which every key of it is full again and carries nothing over.
 	 */
+	/** Decides one key under one limiter, in the database or by the store's failure policy. */
+	@FunctionalInterface
+	interface Decider {
+
+		Decision decide(String key, JdbcLimiter limiter);
+
+	}
+
 	record Predecessor(JdbcLimiter limiter, long untilNanos) {
 	}
 

@@ -1,5 +1,6 @@
 package dev.ratelimit.core.jdbc;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -10,11 +11,15 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.TimeSource;
+import dev.ratelimit.core.internal.FailureLog;
+import dev.ratelimit.core.internal.FailurePolicyDecisions;
+import dev.ratelimit.core.internal.OutageDetector;
 
 /**
  * A {@link RateLimitStore} that keeps every key's state in a PostgreSQL table, shared by every instance that uses
@@ -41,27 +46,47 @@ import dev.ratelimit.core.TimeSource;
  * {@code ${table}}; with {@link Builder#createSchema(boolean) createSchema(false)} it leaves that to the
  * application's migrations, which can copy that file.
  * <p>
- * A database that fails a call fails the decision with an {@link IllegalStateException}: the store has no failure
- * policy, no fleet of its own, shares no runtime changes and keeps no limits in flight.
- * {@link #change Runtime changes} apply to this instance, and carry each key's permits over in the decision's
- * own call. JDBC blocks, so {@link #decideAllAsync}, {@link #giveBackAsync} and {@link #inspectAsync} decide on
- * the calling thread, as the port's defaults do: a caller that must not wait hands them to a thread of its own.
+ * A call that the database has not answered within the {@link Builder#timeout(Duration) timeout}, counted from
+ * asking the data source for a connection, or that fails, is decided by the
+ * {@link Builder#failurePolicy(FailurePolicy) failure policy}, and its statement cancelled; the store reports its
+ * outages through {@link #failures()}. Under {@link FailurePolicy#LOCAL} each instance admits its share of each
+ * limit, {@code ceil(limit / n)} for the {@code n} instances that its heartbeat, about once a second in the
+ * table's {@code _fleet} table, counts ({@link #fleet()}); {@link #close()} stops the heartbeat. The store shares
+ * no runtime changes and keeps no limits in flight. {@link #change Runtime changes} apply to this instance, and
+ * carry each key's permits over in the decision's own call. JDBC blocks, so {@link #decideAllAsync},
+ * {@link #giveBackAsync} and {@link #inspectAsync} decide on the calling thread, as the port's defaults do: a
+ * caller that must not wait hands them to a thread of its own.
  */
-public final class JdbcRateLimitStore implements RateLimitStore {
+public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	/** The table of the states, unless the builder names another. */
 	public static final String DEFAULT_TABLE_NAME = "ratelimit_state";
+
+	private static final System.Logger logger = System.getLogger(JdbcRateLimitStore.class.getName());
+
+	private final BoundedCalls bounded;
 
 	private final StateCalls calls;
 
 	private final PolicyChanges changes;
 
+	private final DatabaseFailures failures;
+
+	private final DatabaseFleet fleet;
+
 	private JdbcRateLimitStore(Builder builder) {
 		if (builder.createSchema) {
 			StateSchema.create(builder.dataSource, builder.tableName);
 		}
-		this.calls = new StateCalls(builder.dataSource, builder.tableName, builder.keyPrefix, builder.timeSource);
-		this.changes = new PolicyChanges(this.calls);
+		TimeSource ticker = TimeSource.system();
+		this.bounded = new BoundedCalls(builder.dataSource, builder.timeout, ticker);
+		this.calls = new StateCalls(this.bounded, builder.tableName, builder.keyPrefix, builder.timeSource);
+		this.changes = new PolicyChanges(this.calls, this::decide);
+		this.failures = new DatabaseFailures(new OutageDetector<>(builder.timeout.toNanos(), ticker),
+				builder.failurePolicy, FailurePolicyDecisions.local(null, builder.timeSource), this::fleetSize,
+				new FailureLog(logger, "PostgreSQL", builder.failurePolicy, ticker, Runnable::run));
+		builder.listeners.forEach(this.failures::addListener);
+		this.fleet = new DatabaseFleet(this.calls, this.failures);
 	}
 
 	/**
@@ -78,26 +103,57 @@ public final class JdbcRateLimitStore implements RateLimitStore {
 		return this.changes.limiter(policy);
 	}
 
+	private Decision decide(String key, JdbcLimiter limiter) {
+		List<KeyedPolicy> limits = List.of(new KeyedPolicy(key, limiter.policy()));
+		return this.failures.decide(limits, () -> this.calls.decide(List.of(key), List.of(limiter), false)).get(0);
+	}
+
+	private int fleetSize() {
+		return this.fleet.size();
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Decided by the {@link Builder#failurePolicy(FailurePolicy) failure policy} when the database does not
+	 * decide within the {@link Builder#timeout(Duration) timeout}, or is known to be failing.
+	 */
 	@Override
 	public List<Decision> decideAll(List<KeyedPolicy> limits) {
 		RateLimitStore.checkStack(limits);
-		return this.calls.decide(keys(limits), this.changes.limiters(limits), false);
+		List<JdbcLimiter> limiters = this.changes.limiters(limits);
+		return this.failures.decide(limits, () -> this.calls.decide(keys(limits), limiters, false));
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Permits that the database does not take back within the timeout, or while it is failing, stay taken; the
+	 * {@link Failures#addListener failure listeners} are told.
+	 */
 	@Override
 	public void giveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
 		RateLimitStore.checkGiveBack(limits, decisions);
-		this.calls.giveBack(keys(limits), this.changes.limiters(limits), decisions);
+		List<JdbcLimiter> limiters = this.changes.limiters(limits);
+		if (decisions.stream().noneMatch(Decision::taken)) {
+			return;
+		}
+		this.failures.giveBack(limits, () -> {
+			this.calls.giveBack(keys(limits), limiters, decisions);
+			return null;
+		});
 	}
 
 	@Override
 	public Decision inspect(String key, RateLimitPolicy policy) {
 		Objects.requireNonNull(key, "key must not be null");
-		Decision peeked = this.calls.decide(List.of(key), List.of(this.changes.limiter(policy.shared())), true)
-			.get(0);
-		// a peek replies as to a refused request: one of one permit would pass when it need not wait
-		return new Decision(peeked.retryAfterNanos() == 0, peeked.limit(), peeked.remaining(),
-				peeked.retryAfterNanos(), peeked.resetAfterNanos(), 0);
+		JdbcLimiter limiter = this.changes.limiter(policy.shared());
+		return this.failures.inspect(key, policy, () -> {
+			Decision peeked = this.calls.decide(List.of(key), List.of(limiter), true).get(0);
+			// a peek replies as to a refused request: one of one permit would pass when it need not wait
+			return new Decision(peeked.retryAfterNanos() == 0, peeked.limit(), peeked.remaining(),
+					peeked.retryAfterNanos(), peeked.resetAfterNanos(), 0);
+		});
 	}
 
 	/**
@@ -144,6 +200,38 @@ public final class JdbcRateLimitStore implements RateLimitStore {
 		return this.calls.deleteExpired(max);
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The failure policy, whether PostgreSQL is failing and since when, and how often the failure policy
+	 * decided.
+	 */
+	@Override
+	public Optional<Failures> failures() {
+		return Optional.of(this.failures);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The stores whose heartbeat, written about once a second in the table's {@code _fleet} table, is at most
+	 * three seconds old, this one included; the last count while the database does not answer.
+	 */
+	@Override
+	public Optional<Fleet> fleet() {
+		return Optional.of(this.fleet);
+	}
+
+	/**
+	 * Stops the store's heartbeat and takes it out of the fleet, so that the other instances' shares grow at
+	 * once, and stops its threads. Decisions afterwards are decided by the failure policy.
+	 */
+	@Override
+	public void close() {
+		this.fleet.close();
+		this.bounded.close();
+	}
+
 	private static List<String> keys(List<KeyedPolicy> limits) {
 		List<String> keys = new ArrayList<>(limits.size());
 		for (KeyedPolicy limit : limits) {
@@ -166,6 +254,12 @@ public final class JdbcRateLimitStore implements RateLimitStore {
 		private @Nullable TimeSource timeSource;
 
 		private boolean createSchema = true;
+
+		private FailurePolicy failurePolicy = FailurePolicy.LOCAL;
+
+		private Duration timeout = Duration.ofMillis(500);
+
+		private final List<FailureListener> listeners = new ArrayList<>();
 
 		private Builder(DataSource dataSource) {
 			this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
@@ -216,6 +310,47 @@ public final class JdbcRateLimitStore implements RateLimitStore {
 		 */
 		public Builder createSchema(boolean createSchema) {
 			this.createSchema = createSchema;
+			return this;
+		}
+
+		/**
+		 * Sets what is decided when the database does not decide: {@link FailurePolicy#LOCAL} by default.
+		 * @param failurePolicy the failure policy
+		 * @return this builder
+		 */
+		public Builder failurePolicy(FailurePolicy failurePolicy) {
+			this.failurePolicy = Objects.requireNonNull(failurePolicy, "failurePolicy must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets how long a call may take, from asking the data source for a connection to the database's reply,
+		 * before the failure policy decides its request instead: 500 ms by default, which a decision on a row that
+		 * many others wait for may take on a busy database. The statement is then
+		 * cancelled. After {@value OutageDetector#FAILURES_TO_SWITCH} calls in a row that failed or were late, over
+		 * at least one timeout, or at once when the database cannot be reached, the store declares an outage and
+		 * sends every new decision to the failure policy without waiting, but one at a time to the database, until
+		 * it answers again.
+		 * @param timeout the timeout, positive
+		 * @return this builder
+		 */
+		public Builder timeout(Duration timeout) {
+			Objects.requireNonNull(timeout, "timeout must not be null");
+			if (timeout.isNegative() || timeout.isZero()) {
+				throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+			}
+			this.timeout = timeout;
+			return this;
+		}
+
+		/**
+		 * Adds a listener told of every decision made without the database, for instance to count them, as
+		 * {@link Failures#addListener} does once the store is built.
+		 * @param listener the listener
+		 * @return this builder
+		 */
+		public Builder onFailure(FailureListener listener) {
+			this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
 			return this;
 		}
 

@@ -21,6 +21,8 @@ final class PolicyChanges {
 
 	private final StateCalls calls;
 
+	private final JdbcLimiter.Decider decider;
+
 	private final ConcurrentHashMap<RateLimitPolicy, JdbcLimiter> limiters = new ConcurrentHashMap<>();
 
 	/** The policy each changed policy had before its first change, at one permit, by name. */
@@ -29,8 +31,9 @@ final class PolicyChanges {
 	/** The policy each changed policy is now, at one permit, and what it changed from, by name. */
 	private final ConcurrentHashMap<String, Transition> transitions = new ConcurrentHashMap<>();
 
-	PolicyChanges(StateCalls calls) {
+	PolicyChanges(StateCalls calls, JdbcLimiter.Decider decider) {
 		this.calls = calls;
+		this.decider = decider;
 	}
 
 	JdbcLimiter limiter(RateLimitPolicy policy) {
@@ -58,7 +61,7 @@ final class PolicyChanges {
 		RateLimitPolicy original = this.originals.get(policy.name());
 		String stateName = (original != null) ? stateName(policy, original) : policy.name();
 		Transition transition = this.transitions.get(policy.name());
-		return new JdbcLimiter(this.calls, policy, stateName,
+		return new JdbcLimiter(this.calls, this.decider, policy, stateName,
 				(transition != null && transition.policy().equals(policy.shared())) ? transition.predecessors()
 						: List.of());
 	}
@@ -76,7 +79,7 @@ final class PolicyChanges {
 			long now = this.calls.nowNanos();
 			List<JdbcLimiter.Predecessor> predecessors = new ArrayList<>();
 			predecessors.add(new JdbcLimiter.Predecessor(
-					new JdbcLimiter(this.calls, previous, stateName(previous, original), List.of()),
+					new JdbcLimiter(this.calls, this.decider, previous, stateName(previous, original), List.of()),
 					now + from.fullAfter().toNanos()));
 			Transition before = this.transitions.get(previous.name());
 			if (before != null && before.policy().equals(previous)) {

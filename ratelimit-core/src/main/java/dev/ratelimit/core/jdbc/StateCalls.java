@@ -11,8 +11,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 
-import javax.sql.DataSource;
-
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.core.Decision;
@@ -21,14 +19,15 @@ import dev.ratelimit.core.TimeSource;
 
 /**
  * Writes the calls of the database functions and reads their replies: one prepared statement per call, on a
- * connection of the data source in autocommit, so that each call is one round trip and one transaction.
+ * connection of the data source in autocommit, so that each call is one round trip and one transaction, waited
+ * for at most the store's timeout.
  */
 final class StateCalls {
 
 	/** The integers the decide function replies per limit. */
 	private static final int REPLY = 9;
 
-	private final DataSource dataSource;
+	private final BoundedCalls calls;
 
 	private final String prefix;
 
@@ -44,8 +43,12 @@ final class StateCalls {
 
 	private final String deleteExpired;
 
-	StateCalls(DataSource dataSource, String table, String prefix, @Nullable TimeSource timeSource) {
-		this.dataSource = dataSource;
+	private final String heartbeat;
+
+	private final String leave;
+
+	StateCalls(BoundedCalls calls, String table, String prefix, @Nullable TimeSource timeSource) {
+		this.calls = calls;
 		this.prefix = prefix;
 		this.timeSource = timeSource;
 		this.decide = "SELECT " + table + "_decide(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
@@ -57,6 +60,8 @@ final class StateCalls {
 		// rows a decision holds are skipped, and the lock checks the expiry again on the newest version of each
 		this.deleteExpired = "DELETE FROM " + table + " WHERE (key, policy) IN (SELECT key, policy FROM " + table
 				+ " WHERE expires_at <= " + table + "_now(?) AND starts_with(key, ?) LIMIT ? FOR UPDATE SKIP LOCKED)";
+		this.heartbeat = "SELECT " + table + "_heartbeat(?, ?)";
+		this.leave = "DELETE FROM " + table + "_fleet WHERE member = ?";
 	}
 
 	/** The clock that a request waiting for the permits it reserved waits on. */
@@ -83,8 +88,10 @@ final class StateCalls {
 	/**
 	 * Decides one request under the limiters' policies, limiter i on {@code keys.get(i)}, all or nothing; with
 	 * {@code peek}, takes nothing and replies as to a request another limit refused.
+	 * @throws BoundedCalls.CallFailure if the database did not decide within the timeout
 	 */
-	List<Decision> decide(List<String> keys, List<JdbcLimiter> limiters, boolean peek) {
+	List<Decision> decide(List<String> keys, List<JdbcLimiter> limiters, boolean peek)
+			throws BoundedCalls.CallFailure {
 		int n = limiters.size();
 		String[] stateKeys = new String[n];
 		String[] states = new String[n];
@@ -141,8 +148,12 @@ final class StateCalls {
 		return decisions;
 	}
 
-	/** Gives back the permits of the allowed decisions, limiter i's on {@code keys.get(i)}, at once. */
-	void giveBack(List<String> keys, List<JdbcLimiter> limiters, List<Decision> decisions) {
+	/**
+	 * Gives back the permits of the allowed decisions, limiter i's on {@code keys.get(i)}, at once.
+	 * @throws BoundedCalls.CallFailure if the database did not take them back within the timeout
+	 */
+	void giveBack(List<String> keys, List<JdbcLimiter> limiters, List<Decision> decisions)
+			throws BoundedCalls.CallFailure {
 		List<Integer> taken = new ArrayList<>();
 		for (int i = 0; i < decisions.size(); i++) {
 			if (decisions.get(i).taken()) {
@@ -178,7 +189,7 @@ final class StateCalls {
 			costs[j] = policy.cost();
 			takenAt[j] = decisions.get(i).takenAt();
 		}
-		run(this.giveBack, (connection, statement) -> {
+		this.calls.call(this.giveBack, (connection, statement) -> {
 			setNow(statement, 1, now);
 			statement.setArray(2, connection.createArrayOf("text", stateKeys));
 			statement.setArray(3, connection.createArrayOf("text", states));
@@ -189,6 +200,7 @@ final class StateCalls {
 			statement.setArray(8, connection.createArrayOf("int8", bursts));
 			statement.setArray(9, connection.createArrayOf("int8", costs));
 			statement.setArray(10, connection.createArrayOf("int8", takenAt));
+			return statement.execute();
 		});
 	}
 
@@ -218,6 +230,32 @@ final class StateCalls {
 		});
 	}
 
+	/**
+	 * Says that {@code member} is alive, and counts the members seen within {@code liveMillis}, itself included.
+	 * @throws BoundedCalls.CallFailure if the database did not answer within the timeout
+	 */
+	int heartbeat(String member, int liveMillis) throws BoundedCalls.CallFailure {
+		return this.calls.call(this.heartbeat, (connection, statement) -> {
+			statement.setString(1, member);
+			statement.setInt(2, liveMillis);
+			try (ResultSet result = statement.executeQuery()) {
+				result.next();
+				return result.getInt(1);
+			}
+		});
+	}
+
+	/**
+	 * Deletes {@code member} from the fleet, which the others count no more.
+	 * @throws BoundedCalls.CallFailure if the database did not answer within the timeout
+	 */
+	void leave(String member) throws BoundedCalls.CallFailure {
+		this.calls.call(this.leave, (connection, statement) -> {
+			statement.setString(1, member);
+			return statement.executeUpdate();
+		});
+	}
+
 	/** The time source's now in microseconds, or null for the database's clock. */
 	private @Nullable Long nowMicros() {
 		return (this.timeSource != null) ? Math.floorDiv(this.timeSource.nanoTime(), 1000) : null;
@@ -232,46 +270,28 @@ final class StateCalls {
 		}
 	}
 
-	private Long[] call(String sql, Binder binder) {
-		try (Connection connection = connection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+	private Long[] call(String sql, Binder binder) throws BoundedCalls.CallFailure {
+		return this.calls.call(sql, (connection, statement) -> {
 			binder.bind(connection, statement);
 			try (ResultSet result = statement.executeQuery()) {
 				result.next();
 				Array array = result.getArray(1);
 				return (array != null && array.getArray() instanceof Long[] values) ? values : new Long[0];
 			}
-		}
-		catch (SQLException ex) {
-			throw new IllegalStateException("The rate limit state could not be decided: " + ex.getMessage(), ex);
-		}
-	}
-
-	private void run(String sql, Binder binder) {
-		try (Connection connection = connection(); PreparedStatement statement = connection.prepareStatement(sql)) {
-			binder.bind(connection, statement);
-			statement.execute();
-		}
-		catch (SQLException ex) {
-			throw new IllegalStateException("The permits could not be given back: " + ex.getMessage(), ex);
-		}
+		});
 	}
 
 	private int update(String sql, Binder binder) {
-		try (Connection connection = connection(); PreparedStatement statement = connection.prepareStatement(sql)) {
-			binder.bind(connection, statement);
-			return statement.executeUpdate();
+		try {
+			return this.calls.call(sql, (connection, statement) -> {
+				binder.bind(connection, statement);
+				return statement.executeUpdate();
+			});
 		}
-		catch (SQLException ex) {
-			throw new IllegalStateException("The rate limit states could not be deleted: " + ex.getMessage(), ex);
+		catch (BoundedCalls.CallFailure ex) {
+			throw new IllegalStateException("The rate limit states could not be deleted: " + ex.getCause().getMessage(),
+					ex.getCause());
 		}
-	}
-
-	private Connection connection() throws SQLException {
-		Connection connection = this.dataSource.getConnection();
-		if (!connection.getAutoCommit()) {
-			connection.setAutoCommit(true);
-		}
-		return connection;
 	}
 
 	private static Long[] boxed(long[] values) {

@@ -7,6 +7,7 @@ import java.util.Random;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +20,7 @@ import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
+import dev.ratelimit.core.testing.OpenStores;
 import dev.ratelimit.core.testing.PostgresExtension;
 import dev.ratelimit.core.testing.TestPostgres;
 
@@ -38,6 +40,13 @@ class JdbcStoreDifferentialIT {
 			60_000_000, 3_600_000_000L };
 
 	private TestPostgres postgres;
+
+	private final OpenStores stores = new OpenStores();
+
+	@AfterEach
+	void closeStores() {
+		this.stores.closeAll();
+	}
 
 	@BeforeEach
 	void usePostgres(TestPostgres postgres) {
@@ -141,7 +150,7 @@ class JdbcStoreDifferentialIT {
 	}
 
 	private RateLimitStore postgresStore(ManualTimeSource clock) {
-		return TestStores.create(this.postgres.dataSource(), "differential_state", clock);
+		return this.stores.track(TestStores.create(this.postgres.dataSource(), "differential_state", clock));
 	}
 
 	static RateLimitPolicy randomPolicy(Random random, Algorithm algorithm, String name) {

@@ -90,6 +90,15 @@ public final class PostgresServerProcess implements AutoCloseable {
 		Path data = this.directory.resolve("data");
 		run(List.of(this.bin.resolve("initdb").toString(), "-D", data.toString(), "-A", "trust", "-U", "postgres",
 				"-E", "UTF8", "--no-sync"));
+		startAgain();
+	}
+
+	/**
+	 * Starts the cluster that {@link #stop()} stopped, on the same port and data, and waits until it accepts
+	 * connections.
+	 */
+	public void startAgain() {
+		Path data = this.directory.resolve("data");
 		String options = "-p " + this.port + " -k " + this.directory + " -c listen_addresses=127.0.0.1 -c fsync=off"
 				+ " -c synchronous_commit=off -c full_page_writes=off -c max_connections=200";
 		run(List.of(this.bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-o", options, "-l",
@@ -146,6 +155,15 @@ public final class PostgresServerProcess implements AutoCloseable {
 	 */
 	public int port() {
 		return this.port;
+	}
+
+	/**
+	 * Stops the cluster, ending every connection to it, after writing what it committed, which a stop at once
+	 * would lose with {@code synchronous_commit=off}; {@link #startAgain()} starts it again.
+	 */
+	public void stop() {
+		run(List.of(this.bin.resolve("pg_ctl").toString(), "-D", this.directory.resolve("data").toString(), "-m",
+				"fast", "-w", "stop"));
 	}
 
 	@Override
