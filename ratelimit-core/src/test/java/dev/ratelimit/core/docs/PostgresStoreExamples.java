@@ -9,12 +9,13 @@ import javax.sql.DataSource;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.jdbc.JdbcRateLimitStore;
 
 /**
- * The example of docs/core.md on the PostgreSQL store: building it over a data source, deciding, and deleting
- * idle rows now and then.
+ * The example of docs/core.md on the PostgreSQL store: building it over a data source, with its failure policy,
+ * deciding, deleting idle rows now and then, and closing it.
  */
 class PostgresStoreExamples {
 
@@ -22,6 +23,8 @@ class PostgresStoreExamples {
 		JdbcRateLimitStore store = JdbcRateLimitStore.builder(dataSource) // a pool's, such as HikariCP's
 				.tableName("ratelimit_state")            // the default
 				.createSchema(true)                      // the default: creates the table and functions if missing
+				.failurePolicy(FailurePolicy.LOCAL)      // the default
+				.timeout(Duration.ofMillis(500))         // the default
 				.build();
 
 		ScheduledExecutorService cleaner = Executors.newSingleThreadScheduledExecutor();
@@ -30,6 +33,7 @@ class PostgresStoreExamples {
 		Decision decision = store.limiter(RateLimitPolicy.of("api", Algorithm.GCRA, 10, Duration.ofSeconds(10)))
 			.decide("203.0.113.7");
 		cleaner.shutdown();
+		store.close();
 		return decision;
 	}
 
