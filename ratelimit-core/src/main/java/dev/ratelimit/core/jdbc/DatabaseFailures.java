@@ -3,7 +3,6 @@ package dev.ratelimit.core.jdbc;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
 
@@ -13,6 +12,7 @@ import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.internal.FailureListeners;
 import dev.ratelimit.core.internal.FailureLog;
 import dev.ratelimit.core.internal.FailurePolicyDecisions;
 import dev.ratelimit.core.internal.OutageDetector;
@@ -36,7 +36,7 @@ final class DatabaseFailures implements RateLimitStore.Failures {
 
 	private final FailureLog log;
 
-	private final List<RateLimitStore.FailureListener> listeners = new CopyOnWriteArrayList<>();
+	private final FailureListeners listeners;
 
 	DatabaseFailures(OutageDetector<BoundedCalls.CallFailure> detector, FailurePolicy policy, RateLimitStore local,
 			IntSupplier instances, FailureLog log) {
@@ -45,6 +45,7 @@ final class DatabaseFailures implements RateLimitStore.Failures {
 		this.local = local;
 		this.instances = instances;
 		this.log = log;
+		this.listeners = new FailureListeners(log);
 	}
 
 	@Override
@@ -140,15 +141,8 @@ final class DatabaseFailures implements RateLimitStore.Failures {
 	private List<Decision> fallBack(List<KeyedPolicy> limits, BoundedCalls.CallFailure failure) {
 		this.log.failed(failure.kind, failure.getCause());
 		this.detector.failurePolicyDecided();
-		List<RateLimitPolicy> policies = limits.stream().map(KeyedPolicy::policy).toList();
-		for (RateLimitStore.FailureListener listener : this.listeners) {
-			try {
-				listener.onFailure(policies, failure.getCause());
-			}
-			catch (RuntimeException ex) {
-				this.log.listenerFailed(ex);
-			}
-		}
+		List<RateLimitPolicy> policies = FailureListeners.policies(limits);
+		this.listeners.decided(policies, failure.getCause());
 		return switch (this.policy) {
 			case ALLOW -> FailurePolicyDecisions.allowed(policies);
 			case DENY -> FailurePolicyDecisions.denied(policies);
@@ -190,15 +184,7 @@ final class DatabaseFailures implements RateLimitStore.Failures {
 
 	private void giveBackFailed(List<KeyedPolicy> limits, BoundedCalls.CallFailure failure) {
 		this.log.giveBackFailed(failure.getCause());
-		List<RateLimitPolicy> policies = limits.stream().map(KeyedPolicy::policy).toList();
-		for (RateLimitStore.FailureListener listener : this.listeners) {
-			try {
-				listener.onGiveBackFailure(policies, failure.getCause());
-			}
-			catch (RuntimeException ex) {
-				this.log.listenerFailed(ex);
-			}
-		}
+		this.listeners.giveBackFailed(FailureListeners.policies(limits), failure.getCause());
 	}
 
 	@FunctionalInterface

@@ -17,6 +17,7 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.TimeSource;
+import dev.ratelimit.core.internal.Durations;
 import dev.ratelimit.core.internal.FailureLog;
 import dev.ratelimit.core.internal.FailurePolicyDecisions;
 import dev.ratelimit.core.internal.OutageDetector;
@@ -335,11 +336,7 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder timeout(Duration timeout) {
-			Objects.requireNonNull(timeout, "timeout must not be null");
-			if (timeout.isNegative() || timeout.isZero()) {
-				throw new IllegalArgumentException("timeout must be positive, was " + timeout);
-			}
-			this.timeout = timeout;
+			this.timeout = Durations.positive(timeout, "timeout");
 			return this;
 		}
 

@@ -21,6 +21,7 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.TimeSource;
+import dev.ratelimit.core.internal.Durations;
 import dev.ratelimit.core.internal.FailureLog;
 import dev.ratelimit.core.internal.FailurePolicyDecisions;
 import dev.ratelimit.core.internal.OutageDetector;
@@ -453,7 +454,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 * @return this builder
 		 */
 		public Builder timeout(Duration timeout) {
-			this.timeout = positive(timeout, "timeout");
+			this.timeout = Durations.positive(timeout, "timeout");
 			return this;
 		}
 
@@ -466,16 +467,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 * @return this builder
 		 */
 		public Builder maxWait(Duration maxWait) {
-			this.maxWait = positive(maxWait, "maxWait");
+			this.maxWait = Durations.positive(maxWait, "maxWait");
 			return this;
-		}
-
-		private static Duration positive(Duration duration, String name) {
-			Objects.requireNonNull(duration, name + " must not be null");
-			if (duration.isNegative() || duration.isZero()) {
-				throw new IllegalArgumentException(name + " must be positive, was " + duration);
-			}
-			return duration;
 		}
 
 		/**

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
@@ -21,6 +20,7 @@ import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.internal.FailureListeners;
 import dev.ratelimit.core.internal.FailureLog;
 import dev.ratelimit.core.internal.OutageDetector;
 import dev.ratelimit.core.redis.ScriptCaller.CallFailure;
@@ -49,7 +49,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 
 	private final FailureLog log;
 
-	private final List<RateLimitStore.FailureListener> listeners = new CopyOnWriteArrayList<>();
+	private final FailureListeners listeners;
 
 	/** Runs whenever Redis answers a call within the timeout. */
 	private volatile Runnable onAnswer = () -> {
@@ -66,6 +66,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 		this.partitions = (partitions != null) ? partitions : (client) -> 0;
 		this.fallback = fallback;
 		this.log = log;
+		this.listeners = new FailureListeners(log);
 	}
 
 	/**
@@ -200,15 +201,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	private List<Decision> fallBack(List<KeyedPolicy> limits, ScriptCaller.CallFailure failure) {
 		this.log.failed(failure.kind, failure.getCause());
 		detector(failure.partition).failurePolicyDecided();
-		List<RateLimitPolicy> policies = policies(limits);
-		for (RateLimitStore.FailureListener listener : this.listeners) {
-			try {
-				listener.onFailure(policies, failure.getCause());
-			}
-			catch (RuntimeException ex) {
-				this.log.listenerFailed(ex);
-			}
-		}
+		this.listeners.decided(FailureListeners.policies(limits), failure.getCause());
 		return this.fallback.decide(limits);
 	}
 
@@ -225,14 +218,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	/** Redis did not take back the permits of {@code policies}, which stay taken. */
 	void giveBackFailed(List<RateLimitPolicy> policies, Throwable cause) {
 		this.log.giveBackFailed(cause);
-		for (RateLimitStore.FailureListener listener : this.listeners) {
-			try {
-				listener.onGiveBackFailure(policies, cause);
-			}
-			catch (RuntimeException ex) {
-				this.log.listenerFailed(ex);
-			}
-		}
+		this.listeners.giveBackFailed(policies, cause);
 	}
 
 	/** A listener of the store's own, such as one of the fleet's shared changes, threw. */
@@ -248,14 +234,6 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	/** A reset that Redis carried out, but did not announce to the other instances. */
 	void resetNotShared(Throwable cause) {
 		this.log.resetNotShared(cause);
-	}
-
-	static List<RateLimitPolicy> policies(List<KeyedPolicy> limits) {
-		List<RateLimitPolicy> policies = new ArrayList<>(limits.size());
-		for (KeyedPolicy limit : limits) {
-			policies.add(limit.policy());
-		}
-		return policies;
 	}
 
 }
