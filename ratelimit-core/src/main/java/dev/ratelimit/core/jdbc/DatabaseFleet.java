@@ -41,15 +41,23 @@ final class DatabaseFleet implements RateLimitStore.Fleet, AutoCloseable {
 
 	private boolean beaten;
 
-	DatabaseFleet(StateCalls calls, DatabaseFailures failures) {
+	/**
+	 * @param scheduler where the heartbeat runs, from {@link #newScheduler()}, shut down on {@link #close()}
+	 */
+	DatabaseFleet(StateCalls calls, DatabaseFailures failures, ScheduledExecutorService scheduler) {
 		this.calls = calls;
 		this.failures = failures;
-		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
+		this.scheduler = scheduler;
+		this.scheduler.scheduleWithFixedDelay(this::tick, 0, OUTAGE_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+	}
+
+	/** A daemon thread of the store's own, for the heartbeat and the log's lines. */
+	static ScheduledExecutorService newScheduler() {
+		return Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "ratelimit-jdbc-fleet");
 			thread.setDaemon(true);
 			return thread;
 		});
-		this.scheduler.scheduleWithFixedDelay(this::tick, 0, OUTAGE_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
 	}
 
 	@Override

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
 
 import javax.sql.DataSource;
 
@@ -83,11 +84,13 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 		this.bounded = new BoundedCalls(builder.dataSource, builder.timeout, ticker);
 		this.calls = new StateCalls(this.bounded, builder.tableName, builder.keyPrefix, builder.timeSource);
 		this.changes = new PolicyChanges(this.calls, this::decide);
+		ScheduledExecutorService scheduler = DatabaseFleet.newScheduler();
+		// lines are written off the request threads: a cold logger can take longer than the timeout
 		this.failures = new DatabaseFailures(new OutageDetector<>(builder.timeout.toNanos(), ticker),
 				builder.failurePolicy, FailurePolicyDecisions.local(null, builder.timeSource), this::fleetSize,
-				new FailureLog(logger, "PostgreSQL", builder.failurePolicy, ticker, Runnable::run));
+				new FailureLog(logger, "PostgreSQL", builder.failurePolicy, ticker, scheduler));
 		builder.listeners.forEach(this.failures::addListener);
-		this.fleet = new DatabaseFleet(this.calls, this.failures);
+		this.fleet = new DatabaseFleet(this.calls, this.failures, scheduler);
 	}
 
 	/**

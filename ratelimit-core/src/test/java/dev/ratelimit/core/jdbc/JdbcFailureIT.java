@@ -1,7 +1,11 @@
 package dev.ratelimit.core.jdbc;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterAll;
@@ -25,8 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Each way PostgreSQL fails a store, under each failure policy, on a cluster of this class's own: the server
- * stopped, a statement stuck behind a lock, a pool with no connection free, and a database that turned
- * read-only. Every request is answered within the timeout and a margin, as the failure policy says; the store
+ * stopped, its processes frozen ({@code SIGSTOP}), a statement stuck behind a lock, a pool with no connection
+ * free, and a database that turned read-only. Every request is answered within the timeout and a margin, as the failure policy says; the store
  * reports the outage, writes one stack trace at most, and decides in the database again by itself soon after it
  * answers.
  */
@@ -44,6 +48,8 @@ class JdbcFailureIT {
 			Duration.ofMinutes(1));
 
 	private static final String TABLE = "failure_state";
+
+	private static final int POOL_SIZE = 8;
 
 	private OwnPostgres postgres;
 
@@ -71,7 +77,7 @@ class JdbcFailureIT {
 	@BeforeEach
 	void requirePostgres() {
 		OwnPostgres.require(this.postgres);
-		this.pool = this.postgres.pool(8);
+		this.pool = this.postgres.pool(POOL_SIZE);
 		this.log = LogRecorder.record(JdbcRateLimitStore.class.getName());
 	}
 
@@ -96,6 +102,18 @@ class JdbcFailureIT {
 			@Override
 			void end(JdbcFailureIT test) {
 				test.postgres.startAgain();
+			}
+		},
+
+		PAUSED {
+			@Override
+			void begin(JdbcFailureIT test) {
+				test.postgres.pause();
+			}
+
+			@Override
+			void end(JdbcFailureIT test) {
+				test.postgres.resume();
 			}
 		},
 
@@ -130,9 +148,35 @@ class JdbcFailureIT {
 
 		READ_ONLY {
 			@Override
-			void begin(JdbcFailureIT test) {
+			void begin(JdbcFailureIT test) throws Exception {
 				test.postgres.execute("ALTER SYSTEM SET default_transaction_read_only = on");
 				test.postgres.execute("SELECT pg_reload_conf()");
+				// each backend reads the configuration again on its own: wait for those of every pooled connection
+				List<Connection> connections = new ArrayList<>();
+				try {
+					for (int i = 0; i < POOL_SIZE; i++) {
+						connections.add(test.pool.getConnection());
+					}
+					long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+					for (Connection connection : connections) {
+						while (!readOnly(connection)) {
+							assertThat(System.nanoTime() - deadline).as("read-only everywhere").isNegative();
+						}
+					}
+				}
+				finally {
+					for (Connection connection : connections) {
+						connection.close();
+					}
+				}
+			}
+
+			private static boolean readOnly(Connection connection) throws Exception {
+				try (Statement statement = connection.createStatement();
+						ResultSet result = statement.executeQuery("SHOW default_transaction_read_only")) {
+					result.next();
+					return result.getString(1).equals("on");
+				}
 			}
 
 			@Override

@@ -66,6 +66,14 @@ final class OwnPostgres implements AutoCloseable {
 		this.server.startAgain();
 	}
 
+	void pause() {
+		this.server.pause();
+	}
+
+	void resume() {
+		this.server.resume();
+	}
+
 	/** Runs one statement on a connection of its own. */
 	void execute(String sql) {
 		try (Connection connection = this.connections.getConnection();

@@ -7,7 +7,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.UserPrincipalLookupService;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -164,6 +166,57 @@ public final class PostgresServerProcess implements AutoCloseable {
 	public void stop() {
 		run(List.of(this.bin.resolve("pg_ctl").toString(), "-D", this.directory.resolve("data").toString(), "-m",
 				"fast", "-w", "stop"));
+	}
+
+	/**
+	 * Freezes every process of the cluster ({@code SIGSTOP}), as a host that stops answering does: connections
+	 * and statements wait without an error until {@link #resume()}.
+	 */
+	public void pause() {
+		signal("-STOP");
+	}
+
+	/**
+	 * Lets the processes that {@link #pause()} froze run again ({@code SIGCONT}).
+	 */
+	public void resume() {
+		signal("-CONT");
+	}
+
+	/**
+	 * Sends {@code signal} to the postmaster and to each of its processes, again to those that it forked
+	 * meanwhile, until no new one appears.
+	 */
+	private void signal(String signal) {
+		try {
+			long postmaster = Long.parseLong(
+					Files.readAllLines(this.directory.resolve("data").resolve("postmaster.pid")).get(0).trim());
+			Set<Long> signalled = new HashSet<>();
+			List<Long> pending = List.of(postmaster);
+			while (!pending.isEmpty()) {
+				List<String> command = new ArrayList<>(List.of("kill", signal));
+				pending.forEach((pid) -> command.add(Long.toString(pid)));
+				Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
+				if (!kill.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+					kill.destroyForcibly();
+					throw new IllegalStateException(String.join(" ", command) + " did not end");
+				}
+				signalled.addAll(pending);
+				pending = ProcessHandle.of(postmaster)
+					.map((process) -> process.descendants().map(ProcessHandle::pid).toList())
+					.orElse(List.of())
+					.stream()
+					.filter((pid) -> !signalled.contains(pid))
+					.toList();
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	@Override
