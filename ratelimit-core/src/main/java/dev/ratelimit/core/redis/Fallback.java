@@ -81,7 +81,8 @@ final class Fallback {
 			case DENY -> decide(List.of(new KeyedPolicy(key, policy))).get(0);
 			case LOCAL -> {
 				boolean holding = this.known.tracked(key, policy).holds(this.known.now());
-				yield this.local.inspect(key, holding ? share(policy, this.instances.getAsInt()) : FailurePolicyDecisions.unseen(policy));
+				yield this.local.inspect(key,
+						holding ? share(policy, this.instances.getAsInt()) : FailurePolicyDecisions.unseen(policy));
 			}
 		};
 	}

@@ -315,8 +315,8 @@ final class KnownStates {
 		 * rounded up, less what it admitted without Redis and the calls Redis may have run unbeknown to it.
 		 */
 		synchronized long left(int instances) {
-			return Math.max(0, FailurePolicyDecisions.ceilDiv(this.remaining, Math.max(1, instances)) - this.spent - this.underWay
-					- this.failed);
+			return Math.max(0, FailurePolicyDecisions.ceilDiv(this.remaining, Math.max(1, instances)) - this.spent
+					- this.underWay - this.failed);
 		}
 
 		/** Takes {@code cost} permits from this instance's part, if they are left. */
