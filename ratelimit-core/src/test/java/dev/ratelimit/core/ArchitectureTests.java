@@ -11,8 +11,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The structure of the core, as {@code docs/architecture.md} draws it: the port knows no store, the stores stand
- * apart (the Redis store only falls back to the in-memory one), nothing knows Spring, and the public types are
- * the ones {@code docs/reference.md} lists.
+ * apart (the Redis and PostgreSQL stores fall back to the in-memory one only through the failure policy they
+ * share in {@code internal}, which knows no other store), nothing knows Spring, and the public types are the ones
+ * {@code docs/reference.md} lists.
  */
 class ArchitectureTests {
 
@@ -26,7 +27,18 @@ class ArchitectureTests {
 			.resideInAPackage("dev.ratelimit.core")
 			.should()
 			.dependOnClassesThat()
-			.resideInAnyPackage("dev.ratelimit.core.memory..", "dev.ratelimit.core.redis..", "dev.ratelimit.core.replay..")
+			.resideInAnyPackage("dev.ratelimit.core.memory..", "dev.ratelimit.core.redis..", "dev.ratelimit.core.jdbc..",
+					"dev.ratelimit.core.replay..", "dev.ratelimit.core.internal..")
+			.check(CORE);
+	}
+
+	@Test
+	void theSharedFailurePolicyKnowsTheInMemoryStoreOnly() {
+		noClasses().that()
+			.resideInAPackage("dev.ratelimit.core.internal..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("dev.ratelimit.core.redis..", "dev.ratelimit.core.jdbc..", "dev.ratelimit.core.replay..")
 			.check(CORE);
 	}
 
@@ -36,25 +48,27 @@ class ArchitectureTests {
 			.resideInAPackage("dev.ratelimit.core.memory..")
 			.should()
 			.dependOnClassesThat()
-			.resideInAnyPackage("dev.ratelimit.core.redis..", "dev.ratelimit.core.replay..")
+			.resideInAnyPackage("dev.ratelimit.core.redis..", "dev.ratelimit.core.jdbc..", "dev.ratelimit.core.replay..")
 			.check(CORE);
 	}
 
 	@Test
-	void theRedisStoreKnowsTheInMemoryStoreOnlyAsItsFallback() {
+	void thePostgresStoreKnowsNoOtherStore() {
 		noClasses().that()
-			.resideInAPackage("dev.ratelimit.core.redis..")
+			.resideInAPackage("dev.ratelimit.core.jdbc..")
 			.should()
 			.dependOnClassesThat()
-			.resideInAPackage("dev.ratelimit.core.replay..")
+			.resideInAnyPackage("dev.ratelimit.core.memory..", "dev.ratelimit.core.redis..", "dev.ratelimit.core.replay..")
 			.check(CORE);
+	}
+
+	@Test
+	void theRedisStoreKnowsNoOtherStore() {
 		noClasses().that()
 			.resideInAPackage("dev.ratelimit.core.redis..")
-			.and()
-			.doNotHaveSimpleName("Fallback")
 			.should()
 			.dependOnClassesThat()
-			.resideInAPackage("dev.ratelimit.core.memory..")
+			.resideInAnyPackage("dev.ratelimit.core.memory..", "dev.ratelimit.core.jdbc..", "dev.ratelimit.core.replay..")
 			.check(CORE);
 	}
 
@@ -65,7 +79,7 @@ class ArchitectureTests {
 
 	@Test
 	void publicTypesAreTheOnesTheReadmeLists() {
-		assertThat(PublicApi.of(CORE)).isEqualTo(PublicApi.listedInTheReference("ratelimit-core")).hasSizeLessThanOrEqualTo(16);
+		assertThat(PublicApi.of(CORE)).isEqualTo(PublicApi.listedInTheReference("ratelimit-core")).hasSizeLessThanOrEqualTo(17);
 	}
 
 }

@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.TimeSource;
+import dev.ratelimit.core.internal.FailureKind;
 
 /**
  * Writes the script call that decides one request under one or several policies, following the calling
@@ -121,7 +122,7 @@ final class DecisionCalls {
 	/**
 	 * Decides as {@link #decide(List, List, long, boolean, boolean)} does, unless Redis has lost a state that
 	 * the caller expects it to hold: {@code expect}, as {@link KnownStates#expected} writes it, and the stage then
-	 * fails with a {@link ScriptCaller.CallFailure} of kind {@link ScriptCaller.Kind#LOST}, Redis having taken
+	 * fails with a {@link ScriptCaller.CallFailure} of kind {@link FailureKind#LOST}, Redis having taken
 	 * nothing.
 	 */
 	CompletableFuture<List<Decision>> decide(List<String> clients, List<RedisLimiter> limiters, long sent,
@@ -185,7 +186,7 @@ final class DecisionCalls {
 			return decisions;
 		}
 		catch (RuntimeException ex) {
-			throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, new IllegalStateException("Expected "
+			throw new ScriptCaller.CallFailure(FailureKind.ERROR, new IllegalStateException("Expected "
 					+ REPLY * limiters.size() + " integers from the rate limiting script, got " + reply, ex),
 					this.caller.clock().nanoTime(), partition(clients.get(0)));
 		}

@@ -8,15 +8,12 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 
-import org.jspecify.annotations.Nullable;
-
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.core.TimeSource;
-import dev.ratelimit.core.memory.InMemoryRateLimitStore;
+import dev.ratelimit.core.internal.FailurePolicyDecisions;
 
 /**
  * Decides as the {@link FailurePolicy} says when Redis does not. Under {@link FailurePolicy#LOCAL} each of the
@@ -28,8 +25,6 @@ import dev.ratelimit.core.memory.InMemoryRateLimitStore;
  * owed to Redis, and told once Redis answers again.
  */
 final class Fallback {
-
-	private static final long MAX_DENY_RETRY_NANOS = Duration.ofSeconds(1).toNanos();
 
 	private final FailurePolicy policy;
 
@@ -52,18 +47,6 @@ final class Fallback {
 		this.known = known;
 	}
 
-	/** The store that decides under {@link FailurePolicy#LOCAL}: the one given, or one in memory on the clock. */
-	static RateLimitStore local(@Nullable RateLimitStore given, @Nullable TimeSource timeSource) {
-		if (given != null) {
-			return given;
-		}
-		InMemoryRateLimitStore.Builder memory = InMemoryRateLimitStore.builder();
-		if (timeSource != null) {
-			memory.timeSource(timeSource);
-		}
-		return memory.build();
-	}
-
 	/**
 	 * A permit of a request in flight that Redis did not decide: {@code ALLOW} grants it untracked, {@code DENY}
 	 * refuses it, {@code LOCAL} takes one of this instance's share of the limit, {@code ceil(limit / instances)}.
@@ -75,7 +58,7 @@ final class Fallback {
 			case DENY -> CompletableFuture.completedFuture(RateLimitStore.InFlight.Permit.refused(0));
 			case LOCAL -> this.local.inFlight()
 				.orElseThrow()
-				.acquire(name, key, ceilDiv(limit, this.instances.getAsInt()));
+				.acquire(name, key, FailurePolicyDecisions.ceilDiv(limit, this.instances.getAsInt()));
 		};
 	}
 
@@ -98,7 +81,8 @@ final class Fallback {
 			case DENY -> decide(List.of(new KeyedPolicy(key, policy))).get(0);
 			case LOCAL -> {
 				boolean holding = this.known.tracked(key, policy).holds(this.known.now());
-				yield this.local.inspect(key, holding ? share(policy, this.instances.getAsInt()) : unseen(policy));
+				yield this.local.inspect(key,
+						holding ? share(policy, this.instances.getAsInt()) : FailurePolicyDecisions.unseen(policy));
 			}
 		};
 	}
@@ -107,13 +91,8 @@ final class Fallback {
 	List<Decision> decide(List<KeyedPolicy> limits) {
 		List<RateLimitPolicy> policies = limits.stream().map(KeyedPolicy::policy).toList();
 		return switch (this.policy) {
-			case ALLOW -> policies.stream()
-				.map((policy) -> new Decision(true, policy.limit(), policy.capacity() - policy.cost(), 0, 0, 0))
-				.toList();
-			case DENY -> policies.stream().map((policy) -> {
-				long retry = Math.min(policy.window().toNanos(), MAX_DENY_RETRY_NANOS);
-				return new Decision(false, policy.limit(), 0, retry, policy.window().toNanos(), 0);
-			}).toList();
+			case ALLOW -> FailurePolicyDecisions.allowed(policies);
+			case DENY -> FailurePolicyDecisions.denied(policies);
 			case LOCAL -> decideLocally(limits);
 		};
 	}
@@ -137,7 +116,7 @@ final class Fallback {
 			// no reservation without Redis: a request that may wait is decided like any other
 			RateLimitPolicy given = limit.policy().maxWait().isZero() ? limit.policy()
 					: limit.policy().withMaxWait(Duration.ZERO);
-			RateLimitPolicy policy = holding[i] ? share(given, instances) : unseen(given);
+			RateLimitPolicy policy = holding[i] ? share(given, instances) : FailurePolicyDecisions.unseen(given);
 			local.add(new KeyedPolicy(limit.key(), policy));
 		}
 		for (int i = 0; i < size; i++) {
@@ -200,57 +179,12 @@ final class Fallback {
 	private RateLimitPolicy share(RateLimitPolicy policy, int instances) {
 		Share share = this.shares.get(policy);
 		if (share == null || share.instances != instances) {
-			share = new Share(instances, share(policy, (long) instances));
+			share = new Share(instances, FailurePolicyDecisions.share(policy, instances));
 			if (this.shares.size() < MAX_SHARES) {
 				this.shares.put(policy, share);
 			}
 		}
 		return share.policy;
-	}
-
-	/**
-	 * One instance's share of a policy: the limit and the burst divided by the fleet size, rounded up. The share
-	 * depends on the policy's cost only for that cost itself, so that every cost of a policy decides over the
-	 * same local states; a cost above the share's capacity takes the whole capacity, so that the request can
-	 * still pass once per window, as it could in Redis.
-	 */
-	static RateLimitPolicy share(RateLimitPolicy policy, long instances) {
-		if (instances <= 1) {
-			return policy;
-		}
-		long limit = ceilDiv(policy.limit(), instances);
-		long burst = switch (policy.algorithm()) {
-			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> ceilDiv(policy.burst(), instances);
-			case FIXED_WINDOW, SLIDING_LOG, SLIDING_WINDOW_COUNTER -> limit;
-		};
-		try {
-			RateLimitPolicy share = new RateLimitPolicy(policy.name(), policy.algorithm(), limit, policy.window(),
-					burst, 1, Math.min(policy.delayAfter(), burst), Duration.ZERO, Duration.ZERO, policy.calendar());
-			return share.withCost(Math.min(policy.cost(), share.capacity()));
-		}
-		catch (IllegalArgumentException ex) {
-			// a share that cannot be computed exactly: enforce the whole limit rather than none
-			return policy;
-		}
-	}
-
-	/**
-	 * The policy of a key this instance knows nothing of from Redis: one request per window, of any cost, the
-	 * most that every instance can admit while the others may have admitted the whole limit through Redis.
-	 */
-	static RateLimitPolicy unseen(RateLimitPolicy policy) {
-		try {
-			return new RateLimitPolicy(policy.name(), policy.algorithm(), 1, policy.window(), 1, 1,
-					Math.min(policy.delayAfter(), 1), Duration.ZERO, Duration.ZERO, policy.calendar());
-		}
-		catch (IllegalArgumentException ex) {
-			// a policy of one request that cannot be written: enforce the whole limit rather than none
-			return policy;
-		}
-	}
-
-	static long ceilDiv(long a, long b) {
-		return -Math.floorDiv(-a, b);
 	}
 
 	private record Share(int instances, RateLimitPolicy policy) {

@@ -14,6 +14,7 @@ import java.util.function.Consumer;
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.TimeSource;
+import dev.ratelimit.core.internal.FailureKind;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -172,7 +173,7 @@ final class KeyDecisions {
 			DecisionCalls.await(restoring, this.calls.maxWaitNanos());
 			if (!restoring.isDone()) {
 				// the caller that started it reports its call: this one counts no more towards an outage
-				return CompletableFuture.failedFuture(new ScriptCaller.CallFailure(ScriptCaller.Kind.SLOW,
+				return CompletableFuture.failedFuture(new ScriptCaller.CallFailure(FailureKind.SLOW,
 						new TimeoutException("Redis was not told in time what it had lost"), sent, true, partition));
 			}
 		}
@@ -190,7 +191,7 @@ final class KeyDecisions {
 			List<RedisLimiter> limiters, List<KnownStates.Known> known, String expect, long sent, boolean wait,
 			Consumer<List<Decision>> reader) {
 		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
-		if (!(cause instanceof ScriptCaller.CallFailure failure) || failure.kind != ScriptCaller.Kind.LOST) {
+		if (!(cause instanceof ScriptCaller.CallFailure failure) || failure.kind != FailureKind.LOST) {
 			return CompletableFuture.failedFuture(ex);
 		}
 		long now = this.calls.now();

@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.internal.FailurePolicyDecisions;
 
 /**
  * What Redis last told this instance of each client key under each policy, so that the failure policy decides
@@ -314,8 +315,8 @@ final class KnownStates {
 		 * rounded up, less what it admitted without Redis and the calls Redis may have run unbeknown to it.
 		 */
 		synchronized long left(int instances) {
-			return Math.max(0, Fallback.ceilDiv(this.remaining, Math.max(1, instances)) - this.spent - this.underWay
-					- this.failed);
+			return Math.max(0, FailurePolicyDecisions.ceilDiv(this.remaining, Math.max(1, instances)) - this.spent
+					- this.underWay - this.failed);
 		}
 
 		/** Takes {@code cost} permits from this instance's part, if they are left. */

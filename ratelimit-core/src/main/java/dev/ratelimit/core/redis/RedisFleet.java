@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.internal.FailureKind;
 
 /**
  * This instance's membership in the fleet that shares the store's Redis and key prefix, and what the fleet
@@ -176,7 +177,7 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 				accept(reply, this.caller.clock().nanoTime());
 			}
 			catch (IllegalStateException ex) {
-				throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, ex, this.caller.clock().nanoTime(),
+				throw new ScriptCaller.CallFailure(FailureKind.ERROR, ex, this.caller.clock().nanoTime(),
 						this.caller.partition(this.fleetKeys));
 			}
 			follow();
@@ -347,7 +348,7 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 
 	/** Whether the control script refused a change because the shared changes this instance knew are gone. */
 	private static boolean lost(ScriptCaller.CallFailure failure) {
-		return failure.kind == ScriptCaller.Kind.LOST;
+		return failure.kind == FailureKind.LOST;
 	}
 
 	/**
@@ -428,7 +429,7 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 		List<Long> reply = this.caller.call(RedisScripts.get().control(), List.of(this.keys.control()),
 				(deadline) -> args);
 		if (reply.size() != 3 + more) {
-			throw new ScriptCaller.CallFailure(ScriptCaller.Kind.ERROR, new IllegalStateException(
+			throw new ScriptCaller.CallFailure(FailureKind.ERROR, new IllegalStateException(
 					"Expected " + (3 + more) + " integers from the control script, got " + reply),
 					this.caller.clock().nanoTime(), this.caller.partition(List.of(this.keys.control())));
 		}

@@ -21,6 +21,10 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.TimeSource;
+import dev.ratelimit.core.internal.Durations;
+import dev.ratelimit.core.internal.FailureLog;
+import dev.ratelimit.core.internal.FailurePolicyDecisions;
+import dev.ratelimit.core.internal.OutageDetector;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 
 /**
@@ -96,11 +100,11 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		// on a Cluster each slot fails alone: the slot of a client key, and of a key the store writes
 		ToIntFunction<String> clientSlots = builder.cluster ? (client) -> RedisKeys.slot(RedisKeys.escape(client))
 				: null;
-		Fallback fallback = new Fallback(builder.failurePolicy, Fallback.local(builder.fallback, builder.timeSource),
+		Fallback fallback = new Fallback(builder.failurePolicy, FailurePolicyDecisions.local(builder.fallback, builder.timeSource),
 				this::fleetSize, known);
-		this.failures = new StoreFailures(() -> new OutageDetector(builder.timeout.toNanos(), builder.ticker),
+		this.failures = new StoreFailures(() -> new OutageDetector<>(builder.timeout.toNanos(), builder.ticker),
 				clientSlots, fallback,
-				new FailureLog(logger, builder.failurePolicy, builder.ticker,
+				new FailureLog(logger, "Redis", builder.failurePolicy, builder.ticker,
 						ownScheduler ? scheduler : Runnable::run));
 		builder.listeners.forEach(this.failures::addListener);
 		ScriptCaller caller = new ScriptCaller(builder.executor, builder.timeout,
@@ -450,7 +454,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 * @return this builder
 		 */
 		public Builder timeout(Duration timeout) {
-			this.timeout = positive(timeout, "timeout");
+			this.timeout = Durations.positive(timeout, "timeout");
 			return this;
 		}
 
@@ -463,16 +467,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 * @return this builder
 		 */
 		public Builder maxWait(Duration maxWait) {
-			this.maxWait = positive(maxWait, "maxWait");
+			this.maxWait = Durations.positive(maxWait, "maxWait");
 			return this;
-		}
-
-		private static Duration positive(Duration duration, String name) {
-			Objects.requireNonNull(duration, name + " must not be null");
-			if (duration.isNegative() || duration.isZero()) {
-				throw new IllegalArgumentException(name + " must be positive, was " + duration);
-			}
-			return duration;
 		}
 
 		/**

@@ -15,10 +15,12 @@ import java.util.function.ToIntFunction;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.core.internal.FailureKind;
+
 /**
  * Sends one script call through the executor and waits for its reply at most the store's maximum wait, counted
  * from when it was sent, or hands the reply on without waiting, given up on after the same wait; tells a
- * failure's {@link Kind} the same way for both. A call still unanswered once the store's timeout has passed is
+ * failure's {@link FailureKind} the same way for both. A call still unanswered once the store's timeout has passed is
  * reported {@link Listener#late late} at that instant, as evidence of an outage, and still waited for: a reply
  * that comes before the maximum wait decides its request. A reply within the timeout is reported
  * {@link Listener#answered answered}, evidence that Redis is well; a later one is neither. Every call it sends
@@ -122,7 +124,7 @@ final class ScriptCaller {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			reply.cancel(true);
-			throw new CallFailure(Kind.INTERRUPTED, ex, sent, partition);
+			throw new CallFailure(FailureKind.INTERRUPTED, ex, sent, partition);
 		}
 	}
 
@@ -283,14 +285,14 @@ final class ScriptCaller {
 
 	/** A call that Redis has not answered within the timeout, reported once while it is still waited for. */
 	private CallFailure late(long sent, int partition) {
-		return new CallFailure(Kind.SLOW, new TimeoutException(
+		return new CallFailure(FailureKind.SLOW, new TimeoutException(
 				"Redis did not answer within " + Duration.ofNanos(this.timeoutNanos).toMillis() + " ms"), sent,
 				partition);
 	}
 
 	/** A call given up on: reported late already, so that it counts once towards an outage. */
 	private CallFailure timedOut(long sent, int partition) {
-		return new CallFailure(Kind.SLOW, new TimeoutException(
+		return new CallFailure(FailureKind.SLOW, new TimeoutException(
 				"Redis did not answer within " + Duration.ofNanos(this.maxWaitNanos).toMillis() + " ms"), sent,
 				true, partition);
 	}
@@ -359,22 +361,22 @@ final class ScriptCaller {
 		return false;
 	}
 
-	private static Kind kind(Throwable failure) {
+	private static FailureKind kind(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
 			if (cause instanceof ScriptNotSentException notSent) {
 				return switch (notSent.reason()) {
-					case UNREACHABLE -> Kind.UNREACHABLE;
-					case CLIENT_BUSY -> Kind.CLIENT_BUSY;
+					case UNREACHABLE -> FailureKind.UNREACHABLE;
+					case CLIENT_BUSY -> FailureKind.CLIENT_BUSY;
 				};
 			}
 			if (late(cause)) {
-				return Kind.SLOW;
+				return FailureKind.SLOW;
 			}
 			if (answered(cause, LOST)) {
-				return Kind.LOST;
+				return FailureKind.LOST;
 			}
 		}
-		return Kind.ERROR;
+		return FailureKind.ERROR;
 	}
 
 	/** Whether Redis answered that it ran the call after its deadline, taking nothing. */
@@ -403,38 +405,6 @@ final class ScriptCaller {
 
 	}
 
-	/** Why Redis did not decide a call, and whether that is evidence against Redis. */
-	enum Kind {
-
-		/** Redis cannot be reached: the store switches to its failure policy at once. */
-		UNREACHABLE(true),
-
-		/** Redis did not answer within the timeout, or ran the call after its deadline. */
-		SLOW(true),
-
-		/** Redis answered with an error, or with a reply that is not the script's. */
-		ERROR(true),
-
-		/** This instance's client had no connection free: not Redis' fault. */
-		CLIENT_BUSY(false),
-
-		/** The caller's thread was interrupted: not Redis' fault. */
-		INTERRUPTED(false),
-
-		/**
-		 * Redis answered that it has lost a state the caller expected it to hold, and took nothing: an answer,
-		 * which the caller deals with, not an outage.
-		 */
-		LOST(false);
-
-		final boolean blamesRedis;
-
-		Kind(boolean blamesRedis) {
-			this.blamesRedis = blamesRedis;
-		}
-
-	}
-
 	long maxWaitNanos() {
 		return this.maxWaitNanos;
 	}
@@ -455,7 +425,7 @@ final class ScriptCaller {
 
 		private static final long serialVersionUID = 1L;
 
-		final Kind kind;
+		final FailureKind kind;
 
 		final long sentNanos;
 
@@ -471,15 +441,15 @@ final class ScriptCaller {
 		 */
 		final boolean mayHaveRun;
 
-		CallFailure(Kind kind, Throwable cause, long sentNanos) {
+		CallFailure(FailureKind kind, Throwable cause, long sentNanos) {
 			this(kind, cause, sentNanos, false, 0);
 		}
 
-		CallFailure(Kind kind, Throwable cause, long sentNanos, int partition) {
+		CallFailure(FailureKind kind, Throwable cause, long sentNanos, int partition) {
 			this(kind, cause, sentNanos, false, partition);
 		}
 
-		CallFailure(Kind kind, Throwable cause, long sentNanos, boolean reportedLate, int partition) {
+		CallFailure(FailureKind kind, Throwable cause, long sentNanos, boolean reportedLate, int partition) {
 			super(cause);
 			this.kind = kind;
 			this.sentNanos = sentNanos;
@@ -489,7 +459,8 @@ final class ScriptCaller {
 			for (Throwable c = cause; c != null; c = c.getCause()) {
 				late |= late(c);
 			}
-			this.mayHaveRun = kind != Kind.UNREACHABLE && kind != Kind.CLIENT_BUSY && kind != Kind.LOST && !late;
+			this.mayHaveRun = kind != FailureKind.UNREACHABLE && kind != FailureKind.CLIENT_BUSY && kind != FailureKind.LOST
+					&& !late;
 		}
 
 		@Override

@@ -13,6 +13,7 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.internal.FailureListeners;
 
 /**
  * Decides and gives back the limits of one request: through {@link KeyDecisions} when they are all on one key;
@@ -135,7 +136,7 @@ final class StackDecisions {
 		return this.calls.giveBack(pick(clients, group), pick(limiters, group), pick(decisions, group), wait)
 			.handle((reply, ex) -> {
 				if (ex != null) {
-					this.failures.giveBackFailed(pick(StoreFailures.policies(limits), group),
+					this.failures.giveBackFailed(pick(FailureListeners.policies(limits), group),
 							ScriptCaller.failure(ex).getCause());
 				}
 				return null;

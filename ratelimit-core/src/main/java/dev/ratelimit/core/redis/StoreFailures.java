@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
@@ -21,6 +20,10 @@ import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.internal.FailureListeners;
+import dev.ratelimit.core.internal.FailureLog;
+import dev.ratelimit.core.internal.OutageDetector;
+import dev.ratelimit.core.redis.ScriptCaller.CallFailure;
 
 /**
  * What the store does when Redis does not decide: routes each decision to Redis or, during an outage, to the
@@ -32,9 +35,9 @@ import dev.ratelimit.core.RateLimitStore;
 final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Listener {
 
 	/** The outage of each part of the key space that Redis was called for, created at its first call. */
-	private final ConcurrentHashMap<Integer, OutageDetector> detectors = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<Integer, OutageDetector<CallFailure>> detectors = new ConcurrentHashMap<>();
 
-	private final Supplier<OutageDetector> newDetector;
+	private final Supplier<OutageDetector<CallFailure>> newDetector;
 
 	/** The part of the key space of a client key, as {@link ScriptCaller#partition} says of its calls. */
 	private final ToIntFunction<String> partitions;
@@ -46,7 +49,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 
 	private final FailureLog log;
 
-	private final List<RateLimitStore.FailureListener> listeners = new CopyOnWriteArrayList<>();
+	private final FailureListeners listeners;
 
 	/** Runs whenever Redis answers a call within the timeout. */
 	private volatile Runnable onAnswer = () -> {
@@ -56,13 +59,14 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	 * @param newDetector a new outage detector, one per part of the key space
 	 * @param partitions the part of a client key, or null where the key space is one part
 	 */
-	StoreFailures(Supplier<OutageDetector> newDetector, @Nullable ToIntFunction<String> partitions,
-			Fallback fallback, FailureLog log) {
+	StoreFailures(Supplier<OutageDetector<CallFailure>> newDetector,
+			@Nullable ToIntFunction<String> partitions, Fallback fallback, FailureLog log) {
 		this.newDetector = newDetector;
 		this.partitioned = partitions != null;
 		this.partitions = (partitions != null) ? partitions : (client) -> 0;
 		this.fallback = fallback;
 		this.log = log;
+		this.listeners = new FailureListeners(log);
 	}
 
 	/**
@@ -76,7 +80,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 		long decisions = 0;
 		long duringOutage = 0;
 		List<Integer> failing = new ArrayList<>();
-		for (Map.Entry<Integer, OutageDetector> part : this.detectors.entrySet()) {
+		for (Map.Entry<Integer, OutageDetector<CallFailure>> part : this.detectors.entrySet()) {
 			FailureStatus status = part.getValue().status(policy);
 			decisions += status.decisions();
 			if (status.failing()) {
@@ -108,14 +112,14 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 		return ranges.toString();
 	}
 
-	private OutageDetector detector(int partition) {
-		OutageDetector detector = this.detectors.get(partition);
+	private OutageDetector<CallFailure> detector(int partition) {
+		OutageDetector<CallFailure> detector = this.detectors.get(partition);
 		return (detector != null) ? detector : this.detectors.computeIfAbsent(partition, (p) -> this.newDetector.get());
 	}
 
 	/** Whether some part of the key space is failing. */
 	private boolean anyFailing() {
-		for (OutageDetector detector : this.detectors.values()) {
+		for (OutageDetector<CallFailure> detector : this.detectors.values()) {
 			if (detector.failing() != null) {
 				return true;
 			}
@@ -135,7 +139,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	 */
 	CompletableFuture<List<Decision>> decide(List<KeyedPolicy> limits,
 			Function<Runnable, CompletableFuture<List<Decision>>> redis) {
-		OutageDetector detector = detector(this.partitions.applyAsInt(limits.get(0).key()));
+		OutageDetector<CallFailure> detector = detector(this.partitions.applyAsInt(limits.get(0).key()));
 		OutageDetector.Route route = detector.route();
 		Runnable done = () -> detector.done(route);
 		boolean handedOver = false;
@@ -176,7 +180,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	 * per call.
 	 */
 	void unanswered(ScriptCaller.CallFailure failure) {
-		if (!failure.reportedLate && detector(failure.partition).failed(failure)) {
+		if (!failure.reportedLate && detector(failure.partition).failed(failure, failure.kind, failure.sentNanos)) {
 			this.log.outageBegan(failure.getCause());
 		}
 	}
@@ -197,15 +201,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	private List<Decision> fallBack(List<KeyedPolicy> limits, ScriptCaller.CallFailure failure) {
 		this.log.failed(failure.kind, failure.getCause());
 		detector(failure.partition).failurePolicyDecided();
-		List<RateLimitPolicy> policies = policies(limits);
-		for (RateLimitStore.FailureListener listener : this.listeners) {
-			try {
-				listener.onFailure(policies, failure.getCause());
-			}
-			catch (RuntimeException ex) {
-				this.log.listenerFailed(ex);
-			}
-		}
+		this.listeners.decided(FailureListeners.policies(limits), failure.getCause());
 		return this.fallback.decide(limits);
 	}
 
@@ -222,14 +218,7 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	/** Redis did not take back the permits of {@code policies}, which stay taken. */
 	void giveBackFailed(List<RateLimitPolicy> policies, Throwable cause) {
 		this.log.giveBackFailed(cause);
-		for (RateLimitStore.FailureListener listener : this.listeners) {
-			try {
-				listener.onGiveBackFailure(policies, cause);
-			}
-			catch (RuntimeException ex) {
-				this.log.listenerFailed(ex);
-			}
-		}
+		this.listeners.giveBackFailed(policies, cause);
 	}
 
 	/** A listener of the store's own, such as one of the fleet's shared changes, threw. */
@@ -245,14 +234,6 @@ final class StoreFailures implements RateLimitStore.Failures, ScriptCaller.Liste
 	/** A reset that Redis carried out, but did not announce to the other instances. */
 	void resetNotShared(Throwable cause) {
 		this.log.resetNotShared(cause);
-	}
-
-	static List<RateLimitPolicy> policies(List<KeyedPolicy> limits) {
-		List<RateLimitPolicy> policies = new ArrayList<>(limits.size());
-		for (KeyedPolicy limit : limits) {
-			policies.add(limit.policy());
-		}
-		return policies;
 	}
 
 }

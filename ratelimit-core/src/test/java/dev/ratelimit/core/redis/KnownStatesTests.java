@@ -13,6 +13,7 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.internal.FailureKind;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -67,13 +68,13 @@ class KnownStatesTests {
 		this.states.answered(this.states.sending(LIMITS), List.of(left(6)), 0);
 		this.clock.advance(Duration.ofMillis(1));
 		KnownStates.failed(this.states.sending(LIMITS), this.clock.nanoTime(), new ScriptCaller.CallFailure(
-				ScriptCaller.Kind.SLOW, new TimeoutException("no reply"), this.clock.nanoTime()));
+				FailureKind.SLOW, new TimeoutException("no reply"), this.clock.nanoTime()));
 		KnownStates.failed(this.states.sending(LIMITS), this.clock.nanoTime(),
-				new ScriptCaller.CallFailure(ScriptCaller.Kind.UNREACHABLE,
+				new ScriptCaller.CallFailure(FailureKind.UNREACHABLE,
 						new ScriptNotSentException(ScriptNotSentException.Reason.UNREACHABLE, "refused", null),
 						this.clock.nanoTime()));
 		KnownStates.failed(this.states.sending(LIMITS), this.clock.nanoTime(),
-				new ScriptCaller.CallFailure(ScriptCaller.Kind.SLOW,
+				new ScriptCaller.CallFailure(FailureKind.SLOW,
 						new IllegalStateException("LATE the caller stopped waiting"), this.clock.nanoTime()));
 		assertThat(this.states.tracked("k", POLICY).left(1)).as("only the call Redis may have run").isEqualTo(5);
 		this.clock.advance(Duration.ofMillis(1));

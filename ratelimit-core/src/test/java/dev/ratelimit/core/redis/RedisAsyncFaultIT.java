@@ -19,6 +19,7 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.internal.OutageDetector;
 import dev.ratelimit.core.testing.CommandStats;
 import dev.ratelimit.core.testing.DelayingProxy;
 import dev.ratelimit.core.testing.LettuceScriptExecutor;

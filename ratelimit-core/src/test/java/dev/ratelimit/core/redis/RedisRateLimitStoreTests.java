@@ -22,15 +22,16 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.FailurePolicy;
+import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.internal.FailurePolicyDecisions;
+import dev.ratelimit.core.internal.OutageDetector;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
-
-import dev.ratelimit.core.FailurePolicy;
-import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.testing.FailLoudly;
 import dev.ratelimit.core.testing.ManualScheduler;
 
@@ -891,21 +892,21 @@ class RedisRateLimitStoreTests {
 		RateLimitPolicy bucket = RateLimitPolicy.of("b", Algorithm.TOKEN_BUCKET, 10, Duration.ofSeconds(10))
 			.withBurst(20)
 			.withCost(2);
-		assertThat(Fallback.share(bucket, 3)).satisfies((share) -> {
+		assertThat(FailurePolicyDecisions.share(bucket, 3)).satisfies((share) -> {
 			assertThat(share.limit()).isEqualTo(4);
 			assertThat(share.burst()).isEqualTo(7);
 			assertThat(share.cost()).isEqualTo(2);
 			assertThat(share.window()).isEqualTo(Duration.ofSeconds(10));
 		});
-		assertThat(Fallback.share(bucket, 1)).isSameAs(bucket);
-		assertThat(Fallback.share(bucket.withCost(8), 3)).satisfies((share) -> {
+		assertThat(FailurePolicyDecisions.share(bucket, 1)).isSameAs(bucket);
+		assertThat(FailurePolicyDecisions.share(bucket.withCost(8), 3)).satisfies((share) -> {
 			assertThat(share.burst()).isEqualTo(7);
 			assertThat(share.cost()).isEqualTo(7);
 		});
 		RateLimitPolicy leaky = RateLimitPolicy.of("l", Algorithm.LEAKY_BUCKET, 10, Duration.ofSeconds(1))
 			.withBurst(9)
 			.withDelayAfter(9);
-		assertThat(Fallback.share(leaky, 3).delayAfter()).isEqualTo(3);
+		assertThat(FailurePolicyDecisions.share(leaky, 3).delayAfter()).isEqualTo(3);
 	}
 
 	private static FailureStatus denyStatus(@Nullable Duration failingFor, long decisions, long duringOutage) {

@@ -3,22 +3,21 @@ package dev.ratelimit.core.testing;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.ratelimit.core.redis.RedisRateLimitStore;
-
 /**
- * The Redis stores a test class opened, to close after each test: a store's heartbeat would otherwise go on,
- * once a second, for the rest of the run.
+ * The Redis or PostgreSQL stores a test class opened, to close after each test: a store's heartbeat would
+ * otherwise go on, once a second, for the rest of the run.
  */
 public final class OpenStores {
 
-	private final List<RedisRateLimitStore> open = new CopyOnWriteArrayList<>();
+	private final List<AutoCloseable> open = new CopyOnWriteArrayList<>();
 
 	/**
 	 * Keeps the store to close it later.
+	 * @param <S> the type of the store
 	 * @param store the store
 	 * @return the store
 	 */
-	public RedisRateLimitStore track(RedisRateLimitStore store) {
+	public <S extends AutoCloseable> S track(S store) {
 		this.open.add(store);
 		return store;
 	}
@@ -27,7 +26,14 @@ public final class OpenStores {
 	 * Closes every store tracked so far.
 	 */
 	public void closeAll() {
-		this.open.forEach(RedisRateLimitStore::close);
+		for (AutoCloseable store : this.open) {
+			try {
+				store.close();
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		}
 		this.open.clear();
 	}
 

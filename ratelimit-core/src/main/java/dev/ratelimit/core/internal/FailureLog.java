@@ -1,4 +1,4 @@
-package dev.ratelimit.core.redis;
+package dev.ratelimit.core.internal;
 
 import java.lang.System.Logger.Level;
 import java.util.Collection;
@@ -13,27 +13,32 @@ import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.TimeSource;
 
 /**
- * Reports decisions made without Redis without flooding the log, whatever the pattern of failures: at most one
- * stack trace per {@link #STACK_TRACE_PERIOD_NANOS minute}, and at most one line of each kind per
+ * Reports decisions made without a store's server without flooding the log, whatever the pattern of failures: at
+ * most one stack trace per {@link #STACK_TRACE_PERIOD_NANOS minute}, and at most one line of each kind per
  * {@link #LINE_PERIOD_NANOS ten seconds}: that an outage began, how many decisions the failure policy made and
  * why (at the latest at the first answer in time a period after the last such line), how many give-backs
- * failed, that Redis decides again, and that the failure listener threw.
+ * failed, that the server decides again, and that the failure listener threw.
  */
-final class FailureLog {
+public final class FailureLog {
 
-	static final long LINE_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(10);
+	/** At most one line of each kind per this period. */
+	public static final long LINE_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-	static final long STACK_TRACE_PERIOD_NANOS = TimeUnit.MINUTES.toNanos(1);
+	/** At most one stack trace per this period. */
+	public static final long STACK_TRACE_PERIOD_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-	private static final ScriptCaller.Kind[] KINDS = ScriptCaller.Kind.values();
+	private static final FailureKind[] KINDS = FailureKind.values();
 
 	private final System.Logger logger;
+
+	/** The server's name, as the lines call it. */
+	private final String server;
 
 	private final FailurePolicy policy;
 
 	private final TimeSource ticker;
 
-	/** Decisions made without Redis since the last count line, by kind of failure. */
+	/** Decisions made without the server since the last count line, by kind of failure. */
 	private final AtomicLongArray unreported = new AtomicLongArray(KINDS.length);
 
 	/** When each kind of line, and a stack trace, was last written: at most one each per period. */
@@ -54,10 +59,10 @@ final class FailureLog {
 	/** Give-backs that failed since the last give-back line. */
 	private long unreportedGiveBacks;
 
-	/** Client keys whose state Redis had lost since the last line that said so. */
+	/** Client keys whose state the server had lost since the last line that said so. */
 	private long unreportedLost;
 
-	/** Whether decisions made without Redis wait for the next count line, the last of them failing with this. */
+	/** Whether decisions made without the server wait for the next count line, the last of them failing with this. */
 	private volatile boolean pending;
 
 	private @Nullable Throwable lastCause;
@@ -65,31 +70,49 @@ final class FailureLog {
 	/** Whether the last outage line has had its recovery line. */
 	private boolean outageReported;
 
-	/** Decisions made without Redis since the last outage began. */
+	/** Decisions made without the server since the last outage began. */
 	private long duringOutage;
 
 	/** Writes the lines, off the request threads: a cold logger can take longer than the store's timeout. */
 	private final Executor writer;
 
-	FailureLog(System.Logger logger, FailurePolicy policy, TimeSource ticker, Executor writer) {
+	/**
+	 * Creates the log of one store.
+	 * @param logger where the lines go
+	 * @param server the server's name, such as {@code "Redis"}
+	 * @param policy the store's failure policy
+	 * @param ticker the clock of the periods
+	 * @param writer where the lines are written
+	 */
+	public FailureLog(System.Logger logger, String server, FailurePolicy policy, TimeSource ticker, Executor writer) {
 		this.logger = logger;
+		this.server = server;
 		this.policy = policy;
 		this.ticker = ticker;
 		this.writer = writer;
 	}
 
-	synchronized void outageBegan(Throwable cause) {
+	/**
+	 * An outage began.
+	 * @param cause the failure that began it
+	 */
+	public synchronized void outageBegan(Throwable cause) {
 		long now = this.ticker.nanoTime();
 		this.duringOutage = 0;
 		if (!this.outageLines.begins(now)) {
 			return;
 		}
 		this.outageReported = true;
-		log(Level.WARNING, "Redis is failing; the " + this.policy
-				+ " failure policy decides every request until Redis answers again", cause, now);
+		log(Level.WARNING, this.server + " is failing; the " + this.policy
+				+ " failure policy decides every request until " + this.server + " answers again", cause, now);
 	}
 
-	void failed(ScriptCaller.Kind kind, Throwable cause) {
+	/**
+	 * The failure policy decided a request that the server did not.
+	 * @param kind why the server did not
+	 * @param cause the failure
+	 */
+	public void failed(FailureKind kind, Throwable cause) {
 		this.unreported.incrementAndGet(kind.ordinal());
 		long now = this.ticker.nanoTime();
 		synchronized (this) {
@@ -104,10 +127,10 @@ final class FailureLog {
 	}
 
 	/**
-	 * Redis answered a call in time: the decisions the failure policy made since the last count line are counted
-	 * now if a period has passed, rather than at the next failure, which may be long in coming.
+	 * The server answered a call in time: the decisions the failure policy made since the last count line are
+	 * counted now if a period has passed, rather than at the next failure, which may be long in coming.
 	 */
-	void answered() {
+	public void answered() {
 		if (!this.pending) {
 			return;
 		}
@@ -120,35 +143,40 @@ final class FailureLog {
 		}
 	}
 
-	/** Writes the count line of the decisions made without Redis since the last one, in a period begun now. */
+	/** Writes the count line of the decisions made without the server since the last one, in a period begun now. */
 	private void count(Throwable cause, long now) {
 		this.pending = false;
 		StringBuilder counts = new StringBuilder();
 		long total = 0;
-		for (ScriptCaller.Kind each : KINDS) {
+		for (FailureKind each : KINDS) {
 			long count = this.unreported.getAndSet(each.ordinal(), 0);
 			if (count > 0) {
 				counts.append((total == 0) ? "" : ", ").append(count).append(' ').append(describe(each));
 				total += count;
 			}
 		}
-		log(Level.WARNING, "Redis did not decide " + total + ((total == 1) ? " request" : " requests")
+		log(Level.WARNING, this.server + " did not decide " + total + ((total == 1) ? " request" : " requests")
 				+ " since the last report (" + counts
 				+ "); the " + this.policy + " failure policy decided them. Last failure: " + cause, cause, now);
 	}
 
-	synchronized void recovered() {
+	/** The server decides again after an outage. */
+	public synchronized void recovered() {
 		long now = this.ticker.nanoTime();
 		if (!this.outageReported || !this.recoveryLines.begins(now)) {
 			return;
 		}
 		this.outageReported = false;
-		String message = "Redis decides again; the " + this.policy + " failure policy made " + this.duringOutage
+		String message = this.server + " decides again; the " + this.policy + " failure policy made " + this.duringOutage
 				+ " decisions since the outage began";
 		write(() -> this.logger.log(Level.INFO, message));
 	}
 
-	synchronized void giveBackFailed(Throwable cause) {
+	/**
+	 * The server did not take back the permits of a request, which stay taken.
+	 * @param cause the failure
+	 */
+	public synchronized void giveBackFailed(Throwable cause) {
 		long now = this.ticker.nanoTime();
 		this.unreportedGiveBacks++;
 		if (!this.giveBackLines.begins(now)) {
@@ -156,22 +184,23 @@ final class FailureLog {
 		}
 		long count = this.unreportedGiveBacks;
 		this.unreportedGiveBacks = 0;
-		log(Level.WARNING, "Redis did not take back the permits of " + count + ((count == 1) ? " request" : " requests")
+		log(Level.WARNING, this.server + " did not take back the permits of " + count
+				+ ((count == 1) ? " request" : " requests")
 				+ " since the last report; they stay taken until their limits free them. Last failure: " + cause,
 				cause, now);
 	}
 
 	/**
-	 * Redis had lost the state of a client key that this instance expected it to hold, and is told what this
+	 * The server had lost the state of a client key that this instance expected it to hold, and is told what this
 	 * instance last heard of it: at most one line per period, counting the keys since the last.
 	 */
-	synchronized void stateLost() {
+	public synchronized void stateLost() {
 		long now = this.ticker.nanoTime();
 		this.unreportedLost++;
 		if (!this.lostLines.begins(now)) {
 			return;
 		}
-		String message = "Redis had lost the state of " + this.unreportedLost + " client "
+		String message = this.server + " had lost the state of " + this.unreportedLost + " client "
 				+ ((this.unreportedLost == 1) ? "key" : "keys") + " since the last report (an empty restart, a "
 				+ "flush, an eviction or a failover to a replica that missed it); this instance told it, before "
 				+ "deciding again, how many permits it last heard were left of each";
@@ -179,40 +208,52 @@ final class FailureLog {
 		write(() -> this.logger.log(Level.WARNING, message));
 	}
 
-	/** A reset that Redis carried out, but did not count for the other instances; an operator's act, each logged. */
-	synchronized void resetNotShared(Throwable cause) {
-		log(Level.WARNING, "A key was reset, but Redis did not count the reset for the other instances: each keeps "
-				+ "the denials it holds locally for the key until they expire. Cause: " + cause, cause,
+	/**
+	 * A reset that the server carried out, but did not count for the other instances; an operator's act, each
+	 * logged.
+	 * @param cause why it was not counted
+	 */
+	public synchronized void resetNotShared(Throwable cause) {
+		log(Level.WARNING, "A key was reset, but " + this.server
+				+ " did not count the reset for the other instances: each keeps the denials it holds locally for "
+				+ "the key until they expire. Cause: " + cause, cause,
 				this.ticker.nanoTime());
 	}
 
-	synchronized void listenerFailed(RuntimeException ex) {
+	/**
+	 * A failure listener threw.
+	 * @param ex what it threw
+	 */
+	public synchronized void listenerFailed(RuntimeException ex) {
 		long now = this.ticker.nanoTime();
 		if (!this.listenerLines.begins(now)) {
 			return;
 		}
-		log(Level.WARNING, "The Redis failure listener threw an exception: " + ex, ex, now);
+		log(Level.WARNING, "The " + this.server + " failure listener threw an exception: " + ex, ex, now);
 	}
 
 	/**
-	 * The fleet's shared runtime changes were gone from Redis, and this instance wrote back those it knew,
+	 * The fleet's shared runtime changes were gone from the server, and this instance wrote back those it knew,
 	 * {@code restored} of them, found newer changes in their place ({@code -1}), or could not.
+	 * @param policies the policies whose changes it knew
+	 * @param restored how many it wrote back, or {@code -1}
+	 * @param failure why it could not, or null
 	 */
-	void changesRestored(Collection<String> policies, long restored, @Nullable Throwable failure) {
+	public void changesRestored(Collection<String> policies, long restored, @Nullable Throwable failure) {
 		String known = String.join(", ", policies);
 		write(() -> {
 			if (failure == null && restored < 0) {
-				this.logger.log(Level.WARNING, "The runtime changes the fleet shares were gone from Redis, and "
-						+ "newer changes took their place before this instance could write back the "
+				this.logger.log(Level.WARNING, "The runtime changes the fleet shares were gone from " + this.server
+						+ ", and newer changes took their place before this instance could write back the "
 						+ policies.size() + " it knew, of " + known + "; it follows the newer ones");
 			}
 			else if (failure == null) {
-				this.logger.log(Level.WARNING, "The runtime changes the fleet shares were gone from Redis (an empty "
+				this.logger.log(Level.WARNING, "The runtime changes the fleet shares were gone from " + this.server + " (an empty "
 						+ "restart, a flush, an eviction or a failover); this instance wrote back " + restored
 						+ " of the " + policies.size() + " it knows, of " + known);
 			}
 			else {
-				this.logger.log(Level.WARNING, "The runtime changes the fleet shares are gone from Redis, and this "
+				this.logger.log(Level.WARNING, "The runtime changes the fleet shares are gone from " + this.server + ", and this "
 						+ "instance could not write back the " + policies.size() + " it knows, of " + known
 						+ "; it keeps applying them and tries again at its next heartbeat: " + failure);
 			}
@@ -267,14 +308,14 @@ final class FailureLog {
 
 	}
 
-	private static String describe(ScriptCaller.Kind kind) {
+	private String describe(FailureKind kind) {
 		return switch (kind) {
-			case UNREACHABLE -> "with Redis unreachable";
+			case UNREACHABLE -> "with " + this.server + " unreachable";
 			case SLOW -> "not answered in time";
 			case ERROR -> "answered with an error";
 			case CLIENT_BUSY -> "with no client connection free";
 			case INTERRUPTED -> "interrupted";
-			case LOST -> "finding state Redis had lost";
+			case LOST -> "finding state " + this.server + " had lost";
 		};
 	}
 

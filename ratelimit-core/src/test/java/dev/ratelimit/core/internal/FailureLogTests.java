@@ -1,4 +1,4 @@
-package dev.ratelimit.core.redis;
+package dev.ratelimit.core.internal;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,14 +21,14 @@ class FailureLogTests {
 
 	private final RecordingLogger logger = new RecordingLogger();
 
-	private final FailureLog log = new FailureLog(this.logger, FailurePolicy.LOCAL, this.clock, Runnable::run);
+	private final FailureLog log = new FailureLog(this.logger, "Redis", FailurePolicy.LOCAL, this.clock, Runnable::run);
 
 	@Test
 	void writesAtMostOneStackTraceAMinuteAndOneLineOfEachKindPerTenSecondsWhateverThePattern() {
 		// Redis at maxmemory: every other call fails, every success ends an outage, every failure starts one
 		for (int i = 0; i < 60_000; i++) {
 			this.log.outageBegan(new IllegalStateException("OOM command not allowed"));
-			this.log.failed(ScriptCaller.Kind.ERROR, new IllegalStateException("OOM command not allowed"));
+			this.log.failed(FailureKind.ERROR, new IllegalStateException("OOM command not allowed"));
 			this.log.recovered();
 			this.clock.advance(Duration.ofMillis(1));
 		}
@@ -40,12 +40,12 @@ class FailureLogTests {
 	@Test
 	void countsWhatTheFailurePolicyDecidedAndWhy() {
 		this.log.outageBegan(new TimeoutException("Redis did not answer within 100 ms"));
-		this.log.failed(ScriptCaller.Kind.SLOW, new TimeoutException("late"));
+		this.log.failed(FailureKind.SLOW, new TimeoutException("late"));
 		for (int i = 0; i < 41; i++) {
-			this.log.failed(ScriptCaller.Kind.UNREACHABLE, new IllegalStateException("refused"));
+			this.log.failed(FailureKind.UNREACHABLE, new IllegalStateException("refused"));
 		}
 		this.clock.advance(Duration.ofSeconds(10));
-		this.log.failed(ScriptCaller.Kind.UNREACHABLE, new IllegalStateException("refused"));
+		this.log.failed(FailureKind.UNREACHABLE, new IllegalStateException("refused"));
 		this.log.recovered();
 		assertThat(this.logger.lines).extracting((line) -> line.message)
 			.containsExactly(
@@ -61,10 +61,10 @@ class FailureLogTests {
 
 	@Test
 	void countsWhatTheFailurePolicyDecidedAtTheFirstAnswerInTimeAPeriodLaterWithoutWaitingForAFailure() {
-		this.log.failed(ScriptCaller.Kind.SLOW, new TimeoutException("late"));
+		this.log.failed(FailureKind.SLOW, new TimeoutException("late"));
 		this.clock.advance(Duration.ofSeconds(1));
-		this.log.failed(ScriptCaller.Kind.SLOW, new TimeoutException("later"));
-		this.log.failed(ScriptCaller.Kind.SLOW, new TimeoutException("latest"));
+		this.log.failed(FailureKind.SLOW, new TimeoutException("later"));
+		this.log.failed(FailureKind.SLOW, new TimeoutException("latest"));
 		this.log.answered();
 		assertThat(this.logger.lines).as("within the period of the first line").hasSize(1);
 		this.clock.advance(Duration.ofSeconds(9));

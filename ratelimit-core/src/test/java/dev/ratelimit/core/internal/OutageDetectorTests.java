@@ -1,4 +1,4 @@
-package dev.ratelimit.core.redis;
+package dev.ratelimit.core.internal;
 
 import java.net.ConnectException;
 import java.util.ArrayList;
@@ -15,7 +15,7 @@ import dev.ratelimit.core.ManualTimeSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every decision that the failure policy makes once its own call found Redis failing counts in the outage,
+ * Every decision that the failure policy makes once its own call found its server failing counts in the outage,
  * whichever thread began it: a request and the heartbeat failing at once must not lose a decision between the
  * switch and the outage's count.
  */
@@ -26,9 +26,9 @@ class OutageDetectorTests {
 	private static final int THREADS = 4;
 
 	@Test
-	void countsInTheOutageEveryDecisionOfACallThatFoundRedisFailing() throws Exception {
+	void countsInTheOutageEveryDecisionOfACallThatFoundItsServerFailing() throws Exception {
 		for (int round = 0; round < ROUNDS; round++) {
-			OutageDetector detector = new OutageDetector(TimeUnit.MILLISECONDS.toNanos(100), new ManualTimeSource());
+			OutageDetector<Exception> detector = new OutageDetector<>(TimeUnit.MILLISECONDS.toNanos(100), new ManualTimeSource());
 			CyclicBarrier start = new CyclicBarrier(THREADS);
 			List<Thread> threads = new ArrayList<>();
 			for (int t = 0; t < THREADS; t++) {
@@ -39,8 +39,7 @@ class OutageDetectorTests {
 					catch (Exception ex) {
 						throw new IllegalStateException(ex);
 					}
-					detector.failed(new ScriptCaller.CallFailure(ScriptCaller.Kind.UNREACHABLE,
-							new ConnectException("refused"), 0));
+					detector.failed(new ConnectException("refused"), FailureKind.UNREACHABLE, 0);
 					detector.failurePolicyDecided();
 				});
 				thread.start();

@@ -1,0 +1,116 @@
+package dev.ratelimit.core.jdbc;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.ratelimit.core.KeyedPolicy;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitStore;
+
+/**
+ * The limiter of every policy, and the runtime changes that made some of them: a changed policy keeps its
+ * states under a name of its own, made of its values, and its limiter knows the policies it changed from, whose
+ * states carry their permits over to it until every key of them is full again.
+ */
+final class PolicyChanges {
+
+	/** How many policies, each cost counted apart, keep their limiter. */
+	private static final int MAX_LIMITERS = 1024;
+
+	private final StateCalls calls;
+
+	private final JdbcLimiter.Decider decider;
+
+	private final ConcurrentHashMap<RateLimitPolicy, JdbcLimiter> limiters = new ConcurrentHashMap<>();
+
+	/** The policy each changed policy had before its first change, at one permit, by name. */
+	private final ConcurrentHashMap<String, RateLimitPolicy> originals = new ConcurrentHashMap<>();
+
+	/** The policy each changed policy is now, at one permit, and what it changed from, by name. */
+	private final ConcurrentHashMap<String, Transition> transitions = new ConcurrentHashMap<>();
+
+	PolicyChanges(StateCalls calls, JdbcLimiter.Decider decider) {
+		this.calls = calls;
+		this.decider = decider;
+	}
+
+	JdbcLimiter limiter(RateLimitPolicy policy) {
+		JdbcLimiter limiter = this.limiters.get(policy);
+		if (limiter != null) {
+			return limiter;
+		}
+		Objects.requireNonNull(policy, "policy must not be null");
+		// costs computed per request would grow the cache without bound: beyond it, a limiter per request
+		return (this.limiters.size() < MAX_LIMITERS) ? this.limiters.computeIfAbsent(policy, this::newLimiter)
+				: newLimiter(policy);
+	}
+
+	/** The limiters of the limits of one request, checked by {@link RateLimitStore#checkStack}. */
+	List<JdbcLimiter> limiters(List<KeyedPolicy> limits) {
+		List<JdbcLimiter> limiters = new ArrayList<>(limits.size());
+		for (KeyedPolicy limit : limits) {
+			limiters.add(limiter(limit.policy()));
+		}
+		return limiters;
+	}
+
+	/** A limiter of {@code policy}, with the name of its state and, if a change made it, what it changed from. */
+	private JdbcLimiter newLimiter(RateLimitPolicy policy) {
+		RateLimitPolicy original = this.originals.get(policy.name());
+		String stateName = (original != null) ? stateName(policy, original) : policy.name();
+		Transition transition = this.transitions.get(policy.name());
+		return new JdbcLimiter(this.calls, this.decider, policy, stateName,
+				(transition != null && transition.policy().equals(policy.shared())) ? transition.predecessors()
+						: List.of());
+	}
+
+	/** Decides the keys of {@code from} under {@code to} from now on, as {@link RateLimitStore#change} says. */
+	void change(RateLimitPolicy from, RateLimitPolicy to) {
+		if (!RateLimitStore.checkChange(from, to)) {
+			return;
+		}
+		RateLimitPolicy previous = from.shared();
+		RateLimitPolicy next = to.shared();
+		synchronized (this.transitions) {
+			RateLimitPolicy original = this.originals.computeIfAbsent(previous.name(), (name) -> previous);
+			String target = stateName(next, original);
+			long now = this.calls.nowNanos();
+			List<JdbcLimiter.Predecessor> predecessors = new ArrayList<>();
+			predecessors.add(new JdbcLimiter.Predecessor(
+					new JdbcLimiter(this.calls, this.decider, previous, stateName(previous, original), List.of()),
+					now + from.fullAfter().toNanos()));
+			Transition before = this.transitions.get(previous.name());
+			if (before != null && before.policy().equals(previous)) {
+				for (JdbcLimiter.Predecessor older : before.predecessors()) {
+					if (predecessors.size() < RateLimitStore.MAX_CARRIED_CHANGES && older.untilNanos() > now
+							&& !older.limiter().stateName.equals(target) && predecessors.stream()
+								.noneMatch((kept) -> kept.limiter().stateName.equals(older.limiter().stateName))) {
+						predecessors.add(older);
+					}
+				}
+			}
+			this.transitions.put(next.name(), new Transition(next, List.copyOf(predecessors)));
+			this.limiters.keySet().removeIf((policy) -> policy.name().equals(next.name()));
+		}
+	}
+
+	/**
+	 * The name of a policy's state: its name, or for a policy that a runtime change made of the policy
+	 * {@code original}, its name with its values, which no policy name holds since none has {@code @}.
+	 */
+	private static String stateName(RateLimitPolicy policy, RateLimitPolicy original) {
+		if (policy.limit() == original.limit() && policy.window().equals(original.window())
+				&& policy.burst() == original.burst() && policy.delayAfter() == original.delayAfter()) {
+			return policy.name();
+		}
+		return policy.name() + '@' + policy.limit() + '/' + policy.windowMicros() + '/' + policy.burst()
+				+ ((policy.delayAfter() != 0) ? "/" + policy.delayAfter() : "");
+	}
+
+	/** The policy a changed policy is now, at one permit, and the ones it changed from, newest first. */
+	private record Transition(RateLimitPolicy policy, List<JdbcLimiter.Predecessor> predecessors) {
+	}
+
+}

@@ -1,0 +1,159 @@
+package dev.ratelimit.core.testing;
+
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The PostgreSQL of a test run, found once and shared by every test that uses the {@link PostgresExtension}: the
+ * one at {@code POSTGRES_URL} (a JDBC URL) if set, else a throwaway cluster started with {@code initdb} and
+ * {@code pg_ctl} on a free loopback port ({@link PostgresServerProcess}), stopped and deleted at the end of the
+ * run.
+ * <p>
+ * Without either, tests are skipped, unless the environment variable {@code POSTGRES_REQUIRED} is {@code true}:
+ * then they fail. Only loopback addresses are ever used, since tests create and drop tables.
+ */
+public final class TestPostgres implements AutoCloseable {
+
+	private final String url;
+
+	private final String origin;
+
+	private final AutoCloseable server;
+
+	private final ConnectionPool pool;
+
+	private TestPostgres(String url, String origin, AutoCloseable server) {
+		this.url = url;
+		this.origin = origin;
+		this.server = server;
+		PGSimpleDataSource connections = new PGSimpleDataSource();
+		connections.setURL(url);
+		this.pool = new ConnectionPool(connections);
+	}
+
+	/**
+	 * Finds or starts a PostgreSQL, or returns why there is none.
+	 * @return the PostgreSQL, or the reason
+	 */
+	static Object find() {
+		String url = System.getenv("POSTGRES_URL");
+		if (url != null && !url.isBlank()) {
+			checkLoopback(url);
+			return new TestPostgres(url, "POSTGRES_URL", () -> {
+			});
+		}
+		Path bin = PostgresServerProcess.binaries();
+		if (bin == null) {
+			return "POSTGRES_URL is not set and there is no initdb and pg_ctl on the PATH or in /usr/lib/postgresql";
+		}
+		PostgresServerProcess server = PostgresServerProcess.start(bin);
+		// a run cut short still stops its cluster
+		Thread stop = new Thread(server::close, "postgres-stop");
+		Runtime.getRuntime().addShutdownHook(stop);
+		return new TestPostgres(server.jdbcUrl(), "initdb on port " + server.port(), () -> {
+			server.close();
+			Runtime.getRuntime().removeShutdownHook(stop);
+		});
+	}
+
+	private static void checkLoopback(String url) {
+		String host = URI.create(url.substring("jdbc:".length())).getHost();
+		if (!isLoopback(host)) {
+			throw new IllegalStateException("POSTGRES_URL points at " + host
+					+ ", which is not a loopback address: tests only use a PostgreSQL on this machine");
+		}
+	}
+
+	private static boolean isLoopback(String host) {
+		try {
+			for (InetAddress address : InetAddress.getAllByName(host)) {
+				if (!address.isLoopbackAddress()) {
+					return false;
+				}
+			}
+			return true;
+		}
+		catch (UnknownHostException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Skips the current test because {@code reason} keeps it from running, or fails it when the environment
+	 * variable {@code POSTGRES_REQUIRED} is {@code true}. Call it from {@code beforeEach}, never from
+	 * {@code beforeAll}, where a skipped test would vanish from the counts.
+	 * @param reason what is missing
+	 */
+	public static void skipOrFail(String reason) {
+		if ("true".equalsIgnoreCase(System.getenv("POSTGRES_REQUIRED"))) {
+			Assertions.fail("PostgreSQL is required (POSTGRES_REQUIRED=true), but " + reason);
+		}
+		Assumptions.abort("Needs PostgreSQL: " + reason);
+	}
+
+	/**
+	 * Returns a pool of connections shared by every test of the run.
+	 * @return the data source
+	 */
+	public DataSource dataSource() {
+		return this.pool;
+	}
+
+	/**
+	 * Runs one statement outside any store, such as to look at or change what the functions wrote.
+	 * @param sql the statement
+	 */
+	public void execute(String sql) {
+		try (Connection connection = this.pool.getConnection(); Statement statement = connection.createStatement()) {
+			statement.execute(sql);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(sql + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Runs one query outside any store and returns the number in its first column of its first row.
+	 * @param sql the query
+	 * @return the number
+	 */
+	public long queryForLong(String sql) {
+		try (Connection connection = this.pool.getConnection(); Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery(sql)) {
+			result.next();
+			return result.getLong(1);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(sql + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return this.url + " (" + this.origin + ")";
+	}
+
+	@Override
+	public void close() {
+		this.pool.close();
+		try {
+			this.server.close();
+		}
+		catch (Exception ex) {
+			// stopping on the way out: nothing left to do with a failure
+		}
+	}
+
+}
