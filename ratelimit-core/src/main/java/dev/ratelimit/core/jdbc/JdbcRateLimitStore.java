@@ -4,6 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -45,7 +50,9 @@ import dev.ratelimit.core.TimeSource;
  * policy, no fleet of its own, shares no runtime changes and keeps no limits in flight.
  * {@link #change Runtime changes} apply to this instance, and carry each key's permits over in the decision's
  * own call. JDBC blocks, so {@link #decideAllAsync}, {@link #giveBackAsync} and {@link #inspectAsync} decide on
- * the calling thread, as the port's defaults do: a caller that must not wait hands them to a thread of its own.
+ * the calling thread, as the port's defaults do, unless the builder names an {@link Builder#executor(Executor)
+ * executor}: then they return at once and the executor's thread waits for the database, as a reactive server's
+ * event loop must never do.
  */
 public final class JdbcRateLimitStore implements RateLimitStore {
 
@@ -56,12 +63,15 @@ public final class JdbcRateLimitStore implements RateLimitStore {
 
 	private final PolicyChanges changes;
 
+	private final @Nullable Executor executor;
+
 	private JdbcRateLimitStore(Builder builder) {
 		if (builder.createSchema) {
 			StateSchema.create(builder.dataSource, builder.tableName);
 		}
 		this.calls = new StateCalls(builder.dataSource, builder.tableName, builder.keyPrefix, builder.timeSource);
 		this.changes = new PolicyChanges(this.calls);
+		this.executor = builder.executor;
 	}
 
 	/**
@@ -84,10 +94,35 @@ public final class JdbcRateLimitStore implements RateLimitStore {
 		return this.calls.decide(keys(limits), this.changes.limiters(limits), false);
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Decides on the {@link Builder#executor(Executor) executor} when there is one; a stage fails with a
+	 * {@link RejectedExecutionException} when the executor refuses the call.
+	 */
+	@Override
+	public CompletionStage<List<Decision>> decideAllAsync(List<KeyedPolicy> limits) {
+		return (this.executor != null) ? offThread(() -> decideAll(limits), this.executor)
+				: RateLimitStore.super.decideAllAsync(limits);
+	}
+
 	@Override
 	public void giveBack(List<KeyedPolicy> limits, List<Decision> decisions) {
 		RateLimitStore.checkGiveBack(limits, decisions);
 		this.calls.giveBack(keys(limits), this.changes.limiters(limits), decisions);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Gives back on the {@link Builder#executor(Executor) executor} when there is one.
+	 */
+	@Override
+	public CompletionStage<Void> giveBackAsync(List<KeyedPolicy> limits, List<Decision> decisions) {
+		return (this.executor != null) ? offThread(() -> {
+			giveBack(limits, decisions);
+			return null;
+		}, this.executor) : RateLimitStore.super.giveBackAsync(limits, decisions);
 	}
 
 	@Override
@@ -98,6 +133,17 @@ public final class JdbcRateLimitStore implements RateLimitStore {
 		// a peek replies as to a refused request: one of one permit would pass when it need not wait
 		return new Decision(peeked.retryAfterNanos() == 0, peeked.limit(), peeked.remaining(),
 				peeked.retryAfterNanos(), peeked.resetAfterNanos(), 0);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Inspects on the {@link Builder#executor(Executor) executor} when there is one.
+	 */
+	@Override
+	public CompletionStage<Decision> inspectAsync(String key, RateLimitPolicy policy) {
+		return (this.executor != null) ? offThread(() -> inspect(key, policy), this.executor)
+				: RateLimitStore.super.inspectAsync(key, policy);
 	}
 
 	/**
@@ -144,6 +190,16 @@ public final class JdbcRateLimitStore implements RateLimitStore {
 		return this.calls.deleteExpired(max);
 	}
 
+	/** Runs {@code call} on {@code executor}; a refusal fails the stage rather than the caller. */
+	private static <T> CompletionStage<T> offThread(Supplier<T> call, Executor executor) {
+		try {
+			return CompletableFuture.supplyAsync(call, executor);
+		}
+		catch (RejectedExecutionException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
 	private static List<String> keys(List<KeyedPolicy> limits) {
 		List<String> keys = new ArrayList<>(limits.size());
 		for (KeyedPolicy limit : limits) {
@@ -166,6 +222,8 @@ public final class JdbcRateLimitStore implements RateLimitStore {
 		private @Nullable TimeSource timeSource;
 
 		private boolean createSchema = true;
+
+		private @Nullable Executor executor;
 
 		private Builder(DataSource dataSource) {
 			this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
@@ -216,6 +274,20 @@ public final class JdbcRateLimitStore implements RateLimitStore {
 		 */
 		public Builder createSchema(boolean createSchema) {
 			this.createSchema = createSchema;
+			return this;
+		}
+
+		/**
+		 * Sets where {@link RateLimitStore#decideAllAsync}, {@link RateLimitStore#giveBackAsync} and
+		 * {@link RateLimitStore#inspectAsync} call the database, so that their caller does not wait for it: by
+		 * default they call it on the calling thread and return a completed stage. A bounded pool no larger than
+		 * the data source's suits it; a stage fails with a {@link RejectedExecutionException} when the executor
+		 * refuses the call. The store never shuts the executor down.
+		 * @param executor where the asynchronous calls wait for the database
+		 * @return this builder
+		 */
+		public Builder executor(Executor executor) {
+			this.executor = Objects.requireNonNull(executor, "executor must not be null");
 			return this;
 		}
 
