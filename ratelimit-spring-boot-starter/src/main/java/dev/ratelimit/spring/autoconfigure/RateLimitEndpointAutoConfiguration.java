@@ -42,8 +42,9 @@ public final class RateLimitEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitEndpoint rateLimitEndpoint(LimitCatalog catalog, PolicyChanges changes, RateLimitStore store,
-			RateLimitProperties properties, ObjectProvider<ClientLimits> clientLimits) {
-		return new RateLimitEndpoint(catalog, changes, store, RateLimitAutoConfiguration.storeName(properties),
+			RateLimitProperties properties, ObjectProvider<ClientLimits> clientLimits,
+			ObjectProvider<RateLimitStore> stores) {
+		return new RateLimitEndpoint(catalog, changes, store, RateLimitAutoConfiguration.storeName(properties, stores),
 				clientLimits.getIfAvailable());
 	}
 
