@@ -9,6 +9,7 @@ import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.jdbc.JdbcRateLimitStore;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 import dev.ratelimit.spring.RateLimitConfigurationException;
+import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.spring.webmvc.RateLimitWebMvcAutoConfiguration;
 import ch.qos.logback.classic.Level;
@@ -28,6 +29,8 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -159,11 +162,31 @@ class JdbcStoreAutoConfigurationTests {
 	}
 
 	@Test
+	void warnsThatItDoesNotLimitRequestsInFlight(CapturedOutput output) {
+		this.runner.withPropertyValues("ratelimit.store=jdbc", POSTGRES_URL)
+			.withUserConfiguration(ReportController.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).contains("Rate limits [reports] declare a concurrency, but JdbcRateLimitStore keeps no "
+				+ "limits in flight: their requests in flight are not limited, only their rates");
+	}
+
+	@Test
 	void shutsItsThreadsDownWithTheContext() {
 		AtomicReference<JdbcStoreThreads> threads = new AtomicReference<>();
 		this.runner.withPropertyValues("ratelimit.store=jdbc", POSTGRES_URL)
 			.run((context) -> threads.set(context.getBean(JdbcStoreThreads.class)));
 		assertThat(((ThreadPoolExecutor) threads.get().decisions()).isShutdown()).isTrue();
+	}
+
+	@RestController
+	static class ReportController {
+
+		@GetMapping("/report")
+		@RateLimited(limit = 5, window = "1m", concurrency = 2, name = "reports")
+		String report() {
+			return "report";
+		}
+
 	}
 
 }
