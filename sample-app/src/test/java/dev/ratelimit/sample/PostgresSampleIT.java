@@ -60,6 +60,22 @@ class PostgresSampleIT extends AbstractSampleIT {
 	}
 
 	@Test
+	void namesTheStoreInTheActuatorEndpoint() {
+		SampleClient.on(this.port)
+			.get()
+			.uri("/actuator/ratelimit")
+			.headers((headers) -> headers.setBasicAuth("admin", "admin-password"))
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.store.type")
+			.isEqualTo("jdbc")
+			.jsonPath("$.store.deciding")
+			.isEqualTo(true);
+	}
+
+	@Test
 	@Override
 	@Disabled("the PostgreSQL store keeps no limits in flight yet (docs/starter.md)")
 	void holdsAtMostTwoReportsOfAClientInFlightAndTakesThemBackWhenTheyEnd() {
