@@ -12,7 +12,6 @@ import java.util.function.Supplier;
 import dev.ratelimit.core.FailureStatus;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.TimeSource;
-import dev.ratelimit.core.jdbc.JdbcRateLimitStore;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 import dev.ratelimit.core.redis.RedisRateLimitStore;
 import dev.ratelimit.core.redis.RedisScriptExecutor;
@@ -54,6 +53,7 @@ import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -147,8 +147,9 @@ public final class RateLimitAutoConfiguration {
 	 * The store's name in metrics, observations, health and the endpoint: {@code memory}, {@code redis} or
 	 * {@code jdbc}, which a PostgreSQL data source may have chosen without {@code ratelimit.store}.
 	 */
-	static String storeName(RateLimitProperties properties, ObjectProvider<RateLimitStore> store) {
-		return (store.getIfUnique() instanceof JdbcRateLimitStore) ? "jdbc"
+	static String storeName(RateLimitProperties properties, Environment environment,
+			ConfigurableListableBeanFactory beans) {
+		return (StoreSelection.automaticJdbc(environment, beans) != null) ? "jdbc"
 				: properties.getStore().name().toLowerCase(Locale.ROOT);
 	}
 
@@ -464,8 +465,8 @@ public final class RateLimitAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "ratelimitHealthContributor")
 		RateLimitHealthIndicator ratelimitHealthContributor(RateLimitStore store, RateLimitProperties properties,
-				ObjectProvider<RateLimitStore> stores) {
-			return new RateLimitHealthIndicator(store, storeName(properties, stores),
+				Environment environment, ConfigurableListableBeanFactory beans) {
+			return new RateLimitHealthIndicator(store, storeName(properties, environment, beans),
 					properties.getHealth().isDownWhenFailing());
 		}
 
@@ -479,8 +480,8 @@ public final class RateLimitAutoConfiguration {
 		@ConditionalOnBean(ObservationRegistry.class)
 		@ConditionalOnMissingBean
 		ObservedDecisions rateLimitDecisionObserver(ObservationRegistry registry, RateLimitProperties properties,
-				ObjectProvider<RateLimitStore> store) {
-			return new ObservedDecisions(registry, storeName(properties, store));
+				Environment environment, ConfigurableListableBeanFactory beans) {
+			return new ObservedDecisions(registry, storeName(properties, environment, beans));
 		}
 
 	}
@@ -492,8 +493,9 @@ public final class RateLimitAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		MicrometerRateLimitMetrics rateLimitMetrics(ObjectProvider<MeterRegistry> registries,
-				RateLimitProperties properties, PolicyPlans policyPlans, ObjectProvider<RateLimitStore> store) {
-			return new MicrometerRateLimitMetrics(registries, storeName(properties, store), policyPlans,
+				RateLimitProperties properties, PolicyPlans policyPlans, Environment environment,
+				ConfigurableListableBeanFactory beans) {
+			return new MicrometerRateLimitMetrics(registries, storeName(properties, environment, beans), policyPlans,
 					NearLimit.of(properties.getNearLimitShare()));
 		}
 

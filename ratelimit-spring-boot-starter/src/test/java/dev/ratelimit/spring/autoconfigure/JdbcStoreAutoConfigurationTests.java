@@ -72,9 +72,11 @@ class JdbcStoreAutoConfigurationTests {
 
 	@Test
 	void choosesThePostgresStoreByItselfForAPostgresDataSourceWithoutRedis(CapturedOutput output) {
-		this.runner.withPropertyValues(POSTGRES_URL)
-			.run((context) -> assertThat(context).hasSingleBean(JdbcRateLimitStore.class)
-				.hasSingleBean(RateLimitStore.class));
+		this.runner.withPropertyValues(POSTGRES_URL).run((context) -> {
+			assertThat(context).hasSingleBean(JdbcRateLimitStore.class).hasSingleBean(RateLimitStore.class);
+			assertThat(context.getBean(RateLimitHealthIndicator.class).health().getDetails())
+				.containsEntry("store", "jdbc");
+		});
 		assertThat(output).contains("(ratelimit.store is unset, spring.datasource.url is PostgreSQL's and there is "
 				+ "no Redis connection)");
 	}
