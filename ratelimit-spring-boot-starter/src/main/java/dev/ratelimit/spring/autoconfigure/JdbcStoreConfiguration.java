@@ -69,9 +69,7 @@ class JdbcStoreConfiguration {
 		if (cleanupInterval == null || cleanupInterval.isNegative()) {
 			throw invalid("ratelimit.jdbc.cleanup-interval", "must be zero or positive, was " + cleanupInterval);
 		}
-		JdbcRateLimitStore.Builder builder = JdbcRateLimitStore.builder(database)
-			.createSchema(jdbc.isCreateSchema())
-			.executor(threads.decisions());
+		JdbcRateLimitStore.Builder builder = JdbcRateLimitStore.builder(database).createSchema(jdbc.isCreateSchema());
 		try {
 			builder.tableName(jdbc.getTableName());
 		}
@@ -86,7 +84,11 @@ class JdbcStoreConfiguration {
 		}
 		if (timeSource instanceof ManualTimeSource manual) {
 			// the test kit's clock: a test moves it, so the database's own must not decide
-			builder.timeSource(manual);
+			CallersClock clock = new CallersClock(manual);
+			builder.timeSource(clock).executor(clock.asking(threads.decisions()));
+		}
+		else {
+			builder.executor(threads.decisions());
 		}
 		JdbcRateLimitStore store = builder.build();
 		threads.cleanEvery(cleanupInterval, store);
