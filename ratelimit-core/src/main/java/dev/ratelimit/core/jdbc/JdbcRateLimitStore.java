@@ -6,6 +6,11 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -56,8 +61,9 @@ import dev.ratelimit.core.internal.OutageDetector;
  * table's {@code _fleet} table, counts ({@link #fleet()}); {@link #close()} stops the heartbeat. The store shares
  * no runtime changes and keeps no limits in flight. {@link #change Runtime changes} apply to this instance, and
  * carry each key's permits over in the decision's own call. JDBC blocks, so {@link #decideAllAsync},
- * {@link #giveBackAsync} and {@link #inspectAsync} decide on the calling thread, as the port's defaults do: a
- * caller that must not wait hands them to a thread of its own.
+ * {@link #giveBackAsync} and {@link #inspectAsync} decide on the calling thread, as the port's defaults do, unless
+ * the builder names an {@link Builder#executor(Executor) executor}: then they return at once and the executor's
+ * thread waits for the database, as a reactive server's event loop must never do.
  */
 public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 
@@ -76,6 +82,8 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	private final DatabaseFleet fleet;
 
+	private final @Nullable Executor executor;
+
 	private JdbcRateLimitStore(Builder builder) {
 		if (builder.createSchema) {
 			StateSchema.create(builder.dataSource, builder.tableName);
@@ -91,6 +99,7 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 				new FailureLog(logger, "PostgreSQL", builder.failurePolicy, ticker, scheduler));
 		builder.listeners.forEach(this.failures::addListener);
 		this.fleet = new DatabaseFleet(this.calls, this.failures, scheduler);
+		this.executor = builder.executor;
 	}
 
 	/**
@@ -132,6 +141,18 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 	/**
 	 * {@inheritDoc}
 	 * <p>
+	 * Decides on the {@link Builder#executor(Executor) executor} when there is one; a stage fails with a
+	 * {@link RejectedExecutionException} when the executor refuses the call.
+	 */
+	@Override
+	public CompletionStage<List<Decision>> decideAllAsync(List<KeyedPolicy> limits) {
+		return (this.executor != null) ? offThread(() -> decideAll(limits), this.executor)
+				: RateLimitStore.super.decideAllAsync(limits);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
 	 * Permits that the database does not take back within the timeout, or while it is failing, stay taken; the
 	 * {@link Failures#addListener failure listeners} are told.
 	 */
@@ -148,6 +169,19 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 		});
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Gives back on the {@link Builder#executor(Executor) executor} when there is one.
+	 */
+	@Override
+	public CompletionStage<Void> giveBackAsync(List<KeyedPolicy> limits, List<Decision> decisions) {
+		return (this.executor != null) ? offThread(() -> {
+			giveBack(limits, decisions);
+			return null;
+		}, this.executor) : RateLimitStore.super.giveBackAsync(limits, decisions);
+	}
+
 	@Override
 	public Decision inspect(String key, RateLimitPolicy policy) {
 		Objects.requireNonNull(key, "key must not be null");
@@ -158,6 +192,17 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 			return new Decision(peeked.retryAfterNanos() == 0, peeked.limit(), peeked.remaining(),
 					peeked.retryAfterNanos(), peeked.resetAfterNanos(), 0);
 		});
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Inspects on the {@link Builder#executor(Executor) executor} when there is one.
+	 */
+	@Override
+	public CompletionStage<Decision> inspectAsync(String key, RateLimitPolicy policy) {
+		return (this.executor != null) ? offThread(() -> inspect(key, policy), this.executor)
+				: RateLimitStore.super.inspectAsync(key, policy);
 	}
 
 	/**
@@ -236,6 +281,16 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 		this.bounded.close();
 	}
 
+	/** Runs {@code call} on {@code executor}; a refusal fails the stage rather than the caller. */
+	private static <T> CompletionStage<T> offThread(Supplier<T> call, Executor executor) {
+		try {
+			return CompletableFuture.supplyAsync(call, executor);
+		}
+		catch (RejectedExecutionException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
 	private static List<String> keys(List<KeyedPolicy> limits) {
 		List<String> keys = new ArrayList<>(limits.size());
 		for (KeyedPolicy limit : limits) {
@@ -264,6 +319,8 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 		private Duration timeout = Duration.ofMillis(500);
 
 		private final List<FailureListener> listeners = new ArrayList<>();
+
+		private @Nullable Executor executor;
 
 		private Builder(DataSource dataSource) {
 			this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
@@ -351,6 +408,20 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 		 */
 		public Builder onFailure(FailureListener listener) {
 			this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+			return this;
+		}
+
+		/**
+		 * Sets where {@link RateLimitStore#decideAllAsync}, {@link RateLimitStore#giveBackAsync} and
+		 * {@link RateLimitStore#inspectAsync} call the database, so that their caller does not wait for it: by
+		 * default they call it on the calling thread and return a completed stage. A bounded pool no larger than
+		 * the data source's suits it; a stage fails with a {@link RejectedExecutionException} when the executor
+		 * refuses the call. The store never shuts the executor down.
+		 * @param executor where the asynchronous calls wait for the database
+		 * @return this builder
+		 */
+		public Builder executor(Executor executor) {
+			this.executor = Objects.requireNonNull(executor, "executor must not be null");
 			return this;
 		}
 

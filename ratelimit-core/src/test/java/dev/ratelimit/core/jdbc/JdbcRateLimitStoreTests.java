@@ -5,11 +5,19 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
+import dev.ratelimit.core.Decision;
+import dev.ratelimit.core.KeyedPolicy;
+import dev.ratelimit.core.RateLimitPolicy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -20,10 +28,11 @@ import dev.ratelimit.core.internal.FailureKind;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * What the PostgreSQL store checks before it reaches a database: the table's name, the timeout and the schema
- * file, and how it reads the database's failures.
+ * file, how it reads the database's failures, and where the asynchronous calls wait for it.
  */
 class JdbcRateLimitStoreTests {
 
@@ -101,5 +110,62 @@ class JdbcRateLimitStoreTests {
 			assertThat(schema).contains("CREATE TABLE IF NOT EXISTS ${table} (");
 		}
 	}
+
+	@Test
+	void callsTheDatabaseOfAsynchronousCallsOnTheCallingThreadByDefault() {
+		JdbcRateLimitStore store = JdbcRateLimitStore.builder(NO_DATABASE)
+			.createSchema(false)
+			.failurePolicy(FailurePolicy.DENY)
+			.build();
+		CompletionStage<List<Decision>> decided = store.decideAllAsync(List.of(new KeyedPolicy("k", POLICY)));
+		// done before it returns: the database refused, and the failure policy decided, while this thread waited
+		assertThat(decided.toCompletableFuture()).isCompleted();
+		assertThat(decided.toCompletableFuture().join().get(0).allowed()).isFalse();
+		store.close();
+	}
+
+	@Test
+	void callsTheDatabaseOfAsynchronousCallsOnTheExecutor() {
+		List<Runnable> handedOver = new ArrayList<>();
+		JdbcRateLimitStore store = JdbcRateLimitStore.builder(NO_DATABASE)
+			.createSchema(false)
+			.failurePolicy(FailurePolicy.DENY)
+			.executor(handedOver::add)
+			.build();
+		CompletionStage<List<Decision>> decided = store.decideAllAsync(List.of(new KeyedPolicy("k", POLICY)));
+		List<CompletionStage<?>> stages = List.of(decided,
+				store.giveBackAsync(List.of(new KeyedPolicy("k", POLICY)),
+						List.of(new Decision(true, 5, 4, 0, 0, 0, 1))),
+				store.inspectAsync("k", POLICY));
+		assertThat(stages).allSatisfy((stage) -> assertThat(stage.toCompletableFuture()).isNotDone());
+		assertThat(handedOver).hasSize(3);
+		handedOver.forEach(Runnable::run);
+		assertThat(stages).allSatisfy((stage) -> assertThat(stage.toCompletableFuture()).isDone());
+		assertThat(decided.toCompletableFuture().join().get(0).allowed()).as("denied by the failure policy").isFalse();
+		store.close();
+	}
+
+	@Test
+	void failsTheStageOfACallTheExecutorRefuses() {
+		Executor full = (call) -> {
+			throw new RejectedExecutionException("full");
+		};
+		JdbcRateLimitStore store = JdbcRateLimitStore.builder(NO_DATABASE).createSchema(false).executor(full).build();
+		assertThat(store.inspectAsync("k", POLICY).toCompletableFuture()).isCompletedExceptionally()
+			.failsWithin(Duration.ZERO)
+			.withThrowableOfType(java.util.concurrent.ExecutionException.class)
+			.withCauseInstanceOf(RejectedExecutionException.class);
+	}
+
+	private static void unwrap(CompletionStage<?> stage) throws Throwable {
+		try {
+			stage.toCompletableFuture().join();
+		}
+		catch (java.util.concurrent.CompletionException ex) {
+			throw ex.getCause();
+		}
+	}
+
+	private static final RateLimitPolicy POLICY = RateLimitPolicy.of("p", dev.ratelimit.core.Algorithm.TOKEN_BUCKET, 5, Duration.ofMinutes(1));
 
 }

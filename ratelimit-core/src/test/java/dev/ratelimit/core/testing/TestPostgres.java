@@ -112,6 +112,14 @@ public final class TestPostgres implements AutoCloseable {
 	}
 
 	/**
+	 * Returns the JDBC URL of this PostgreSQL, with its user, for an application's {@code spring.datasource.url}.
+	 * @return the URL
+	 */
+	public String url() {
+		return this.url;
+	}
+
+	/**
 	 * Runs one statement outside any store, such as to look at or change what the functions wrote.
 	 * @param sql the statement
 	 */

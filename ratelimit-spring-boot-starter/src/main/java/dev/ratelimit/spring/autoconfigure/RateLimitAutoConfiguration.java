@@ -53,6 +53,7 @@ import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -70,6 +71,7 @@ import org.springframework.boot.jetty.JettyWebServerFactory;
 import org.springframework.boot.tomcat.TomcatWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
@@ -84,15 +86,19 @@ import org.springframework.web.method.HandlerMethod;
 
 /**
  * Auto-configuration of the {@link RateLimitStore}: in memory by default, in Redis with
- * {@code ratelimit.store=redis} through the application's Spring Data Redis connection; with Micrometer,
+ * {@code ratelimit.store=redis} through the application's Spring Data Redis connection, in PostgreSQL with
+ * {@code ratelimit.store=jdbc} through the application's {@code DataSource}, which is also the default where that
+ * data source is PostgreSQL's and there is no Redis connection; with Micrometer,
  * decision metrics; with an {@code ObservationRegistry}, an observation of each decision; and, with Spring
  * Boot's health module, the {@code ratelimit} health contributor. On a {@link JedisConnectionFactory} each
  * decision runs on the request's thread through a {@link JedisScriptExecutor}; on Lettuce, asynchronously
  * through a {@link SpringDataRedisScriptExecutor}.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 		"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
 @EnableConfigurationProperties(RateLimitProperties.class)
+@Import(JdbcStoreConfiguration.class)
 public final class RateLimitAutoConfiguration {
 
 	/**
@@ -137,9 +143,14 @@ public final class RateLimitAutoConfiguration {
 		return report;
 	}
 
-	/** The store's name in metrics, observations, health and the endpoint: {@code memory} or {@code redis}. */
-	static String storeName(RateLimitProperties properties) {
-		return properties.getStore().name().toLowerCase(Locale.ROOT);
+	/**
+	 * The store's name in metrics, observations, health and the endpoint: {@code memory}, {@code redis} or
+	 * {@code jdbc}, which a PostgreSQL data source may have chosen without {@code ratelimit.store}.
+	 */
+	static String storeName(RateLimitProperties properties, Environment environment,
+			ConfigurableListableBeanFactory beans) {
+		return (StoreSelection.automaticJdbc(environment, beans) != null) ? "jdbc"
+				: properties.getStore().name().toLowerCase(Locale.ROOT);
 	}
 
 	static InMemoryRateLimitStore inMemoryStore(RateLimitProperties properties, TimeSource timeSource) {
@@ -153,7 +164,7 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnProperty(name = "ratelimit.store", havingValue = "memory", matchIfMissing = true)
+	@Conditional(StoreSelection.Memory.class)
 	static class InMemoryStoreConfiguration {
 
 		@Bean
@@ -453,8 +464,9 @@ public final class RateLimitAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(name = "ratelimitHealthContributor")
-		RateLimitHealthIndicator ratelimitHealthContributor(RateLimitStore store, RateLimitProperties properties) {
-			return new RateLimitHealthIndicator(store, storeName(properties),
+		RateLimitHealthIndicator ratelimitHealthContributor(RateLimitStore store, RateLimitProperties properties,
+				Environment environment, ConfigurableListableBeanFactory beans) {
+			return new RateLimitHealthIndicator(store, storeName(properties, environment, beans),
 					properties.getHealth().isDownWhenFailing());
 		}
 
@@ -467,8 +479,9 @@ public final class RateLimitAutoConfiguration {
 		@Bean
 		@ConditionalOnBean(ObservationRegistry.class)
 		@ConditionalOnMissingBean
-		ObservedDecisions rateLimitDecisionObserver(ObservationRegistry registry, RateLimitProperties properties) {
-			return new ObservedDecisions(registry, storeName(properties));
+		ObservedDecisions rateLimitDecisionObserver(ObservationRegistry registry, RateLimitProperties properties,
+				Environment environment, ConfigurableListableBeanFactory beans) {
+			return new ObservedDecisions(registry, storeName(properties, environment, beans));
 		}
 
 	}
@@ -480,8 +493,9 @@ public final class RateLimitAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		MicrometerRateLimitMetrics rateLimitMetrics(ObjectProvider<MeterRegistry> registries,
-				RateLimitProperties properties, PolicyPlans policyPlans) {
-			return new MicrometerRateLimitMetrics(registries, storeName(properties), policyPlans,
+				RateLimitProperties properties, PolicyPlans policyPlans, Environment environment,
+				ConfigurableListableBeanFactory beans) {
+			return new MicrometerRateLimitMetrics(registries, storeName(properties, environment, beans), policyPlans,
 					NearLimit.of(properties.getNearLimitShare()));
 		}
 

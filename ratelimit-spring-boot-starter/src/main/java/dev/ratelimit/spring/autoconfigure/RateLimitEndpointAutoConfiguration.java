@@ -12,6 +12,7 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.Access;
@@ -25,6 +26,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Auto-configuration of the {@link RateLimitEndpoint ratelimit} Actuator endpoint, when Actuator is present and
@@ -42,8 +44,10 @@ public final class RateLimitEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitEndpoint rateLimitEndpoint(LimitCatalog catalog, PolicyChanges changes, RateLimitStore store,
-			RateLimitProperties properties, ObjectProvider<ClientLimits> clientLimits) {
-		return new RateLimitEndpoint(catalog, changes, store, RateLimitAutoConfiguration.storeName(properties),
+			RateLimitProperties properties, ObjectProvider<ClientLimits> clientLimits, Environment environment,
+			ConfigurableListableBeanFactory beans) {
+		return new RateLimitEndpoint(catalog, changes, store,
+				RateLimitAutoConfiguration.storeName(properties, environment, beans),
 				clientLimits.getIfAvailable());
 	}
 

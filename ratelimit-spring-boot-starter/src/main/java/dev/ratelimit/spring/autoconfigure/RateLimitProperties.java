@@ -24,7 +24,8 @@ public class RateLimitProperties {
 	private boolean enabled = true;
 
 	/**
-	 * Store that keeps the state of every key.
+	 * Store that keeps the state of every key. Unset, the store is jdbc when the application's DataSource is
+	 * PostgreSQL's (spring.datasource.url starts with jdbc:postgresql:) and it has no Redis connection, else memory.
 	 */
 	private StoreType store = StoreType.MEMORY;
 
@@ -53,6 +54,8 @@ public class RateLimitProperties {
 	private Duration limitResolverTtl = Duration.ofMinutes(1);
 
 	private final Redis redis = new Redis();
+
+	private final Jdbc jdbc = new Jdbc();
 
 	private final Health health = new Health();
 
@@ -142,6 +145,10 @@ public class RateLimitProperties {
 		return this.redis;
 	}
 
+	public Jdbc getJdbc() {
+		return this.jdbc;
+	}
+
 	public Health getHealth() {
 		return this.health;
 	}
@@ -203,7 +210,102 @@ public class RateLimitProperties {
 		MEMORY,
 
 		/** In Redis, through the application's Spring Data Redis connection, shared by the whole fleet. */
-		REDIS
+		REDIS,
+
+		/** In a PostgreSQL table, through the application's DataSource, shared by the whole fleet. */
+		JDBC
+
+	}
+
+	/**
+	 * Properties of the PostgreSQL store.
+	 */
+	public static class Jdbc {
+
+		/**
+		 * Table that keeps the state of every key, optionally after a schema name and a dot; also names the
+		 * store's functions and index.
+		 */
+		private String tableName = "ratelimit_state";
+
+		/**
+		 * Prefix of every key that the store writes to the table, so that applications sharing the table keep
+		 * their keys apart.
+		 */
+		private String keyPrefix = "";
+
+		/**
+		 * Whether to create the table, its index and its functions at startup where they are missing. Disable it
+		 * when migrations create them from META-INF/ratelimit/sql/schema.sql.
+		 */
+		private boolean createSchema = true;
+
+		/**
+		 * How often to delete the rows of keys that are back to their full quota, a bounded batch at a time. Zero
+		 * never deletes them.
+		 */
+		private Duration cleanupInterval = Duration.ofMinutes(1);
+
+		/**
+		 * How long a call may take, from asking the DataSource for a connection to the database's answer, before
+		 * the failure policy decides its request: after three such calls in a row, the store declares an outage
+		 * and every new request takes the failure policy without waiting, until the database answers again.
+		 */
+		private Duration timeout = Duration.ofMillis(500);
+
+		/**
+		 * What decides while the database fails or does not answer in time: an in-memory store of this instance
+		 * within its share of each limit (local), or allowing (allow) or denying (deny) every request.
+		 */
+		private FailurePolicy failurePolicy = FailurePolicy.LOCAL;
+
+		public String getTableName() {
+			return this.tableName;
+		}
+
+		public void setTableName(String tableName) {
+			this.tableName = tableName;
+		}
+
+		public String getKeyPrefix() {
+			return this.keyPrefix;
+		}
+
+		public void setKeyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+		}
+
+		public boolean isCreateSchema() {
+			return this.createSchema;
+		}
+
+		public void setCreateSchema(boolean createSchema) {
+			this.createSchema = createSchema;
+		}
+
+		public Duration getCleanupInterval() {
+			return this.cleanupInterval;
+		}
+
+		public void setCleanupInterval(Duration cleanupInterval) {
+			this.cleanupInterval = cleanupInterval;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
+
+		public FailurePolicy getFailurePolicy() {
+			return this.failurePolicy;
+		}
+
+		public void setFailurePolicy(FailurePolicy failurePolicy) {
+			this.failurePolicy = failurePolicy;
+		}
 
 	}
 

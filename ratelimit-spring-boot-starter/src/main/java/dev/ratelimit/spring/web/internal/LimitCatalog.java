@@ -141,6 +141,7 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 		if (logger.isInfoEnabled()) {
 			report(active);
 		}
+		warnOfUnlimitedConcurrency(active.keySet());
 		this.store.warmUp().ifPresent((warmUp) -> warmUp(warmUp, active.keySet()));
 		this.routes = Collections.unmodifiableMap(active);
 		this.codeLimits = codeLimits(active.keySet());
@@ -263,6 +264,27 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 		lines.values().forEach(logger::info);
 		if (logger.isDebugEnabled()) {
 			allRoutes.forEach(logger::debug);
+		}
+	}
+
+	/** Says which declared concurrencies limit nothing, on a store that keeps no limits in flight. */
+	private void warnOfUnlimitedConcurrency(Collection<EndpointLimits> active) {
+		if (this.store.inFlight().isPresent()) {
+			return;
+		}
+		Set<String> names = new TreeSet<>();
+		for (EndpointLimits limits : active) {
+			for (EndpointLimits planned : limits.onEveryPlan()) {
+				for (int i = 0; i < planned.policies().size(); i++) {
+					if (planned.inFlight().get(i) > 0) {
+						names.add(planned.policies().get(i).name());
+					}
+				}
+			}
+		}
+		if (!names.isEmpty()) {
+			logger.warn("Rate limits " + names + " declare a concurrency, but " + this.store.getClass().getSimpleName()
+					+ " keeps no limits in flight: their requests in flight are not limited, only their rates");
 		}
 	}
 

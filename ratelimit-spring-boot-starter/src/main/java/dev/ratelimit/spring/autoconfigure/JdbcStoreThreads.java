@@ -1,0 +1,91 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import dev.ratelimit.core.jdbc.JdbcRateLimitStore;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+
+/**
+ * The threads the PostgreSQL store waits for its database on, which the starter owns and shuts down with the
+ * context: a bounded pool for the asynchronous decisions of a reactive application, so that its event loops never
+ * wait for JDBC, and one scheduler thread that deletes idle rows.
+ */
+final class JdbcStoreThreads implements DisposableBean {
+
+	/** Rows deleted by one call, so that a call holds its locks briefly. */
+	static final int CLEANUP_BATCH = 1000;
+
+	/** Calls in one round, so that a round ends even while rows expire faster than it deletes them. */
+	static final int CLEANUP_CALLS_PER_ROUND = 10;
+
+	/** Calls waiting for a thread, per thread, beyond which a call fails its decision instead of queueing. */
+	static final int QUEUED_PER_THREAD = 100;
+
+	private static final Log logger = LogFactory.getLog(JdbcRateLimitStore.class);
+
+	private final ThreadPoolExecutor decisions;
+
+	private @Nullable ScheduledThreadPoolExecutor cleanup;
+
+	JdbcStoreThreads(int threads) {
+		CustomizableThreadFactory factory = new CustomizableThreadFactory("ratelimit-jdbc-");
+		factory.setDaemon(true);
+		this.decisions = new ThreadPoolExecutor(threads, threads, 1, TimeUnit.MINUTES,
+				new ArrayBlockingQueue<>(threads * QUEUED_PER_THREAD), factory);
+		this.decisions.allowCoreThreadTimeOut(true);
+	}
+
+	/** Where the store's asynchronous calls wait for the database. */
+	Executor decisions() {
+		return this.decisions;
+	}
+
+	int threads() {
+		return this.decisions.getMaximumPoolSize();
+	}
+
+	/** Deletes {@code store}'s idle rows every {@code interval}, unless it is zero. */
+	synchronized void cleanEvery(Duration interval, JdbcRateLimitStore store) {
+		if (interval.isZero() || this.cleanup != null) {
+			return;
+		}
+		CustomizableThreadFactory factory = new CustomizableThreadFactory("ratelimit-jdbc-cleanup-");
+		factory.setDaemon(true);
+		this.cleanup = new ScheduledThreadPoolExecutor(1, factory);
+		long millis = interval.toMillis();
+		this.cleanup.scheduleWithFixedDelay(() -> cleanUp(store), millis, millis, TimeUnit.MILLISECONDS);
+	}
+
+	static void cleanUp(JdbcRateLimitStore store) {
+		try {
+			for (int call = 0; call < CLEANUP_CALLS_PER_ROUND; call++) {
+				if (store.deleteExpired(CLEANUP_BATCH) < CLEANUP_BATCH) {
+					return;
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			// the next round tries again; a database that fails fails the decisions too, which say so
+			logger.warn("Could not delete the rate limiter's idle rows: " + ex.getMessage());
+		}
+	}
+
+	@Override
+	public synchronized void destroy() {
+		if (this.cleanup != null) {
+			this.cleanup.shutdownNow();
+		}
+		this.decisions.shutdown();
+	}
+
+}
