@@ -1,9 +1,11 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.time.Duration;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedTransferQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -35,19 +37,46 @@ final class JdbcStoreThreads implements DisposableBean {
 
 	private final ThreadPoolExecutor decisions;
 
+	/** Calls running or waiting for a thread: taken without waiting, so that a full pool refuses at once. */
+	private final Semaphore admitted;
+
 	private @Nullable ScheduledThreadPoolExecutor cleanup;
 
 	JdbcStoreThreads(int threads) {
 		CustomizableThreadFactory factory = new CustomizableThreadFactory("ratelimit-jdbc-");
 		factory.setDaemon(true);
-		this.decisions = new ThreadPoolExecutor(threads, threads, 1, TimeUnit.MINUTES,
-				new ArrayBlockingQueue<>(threads * QUEUED_PER_THREAD), factory);
-		this.decisions.allowCoreThreadTimeOut(true);
+		// an event loop hands calls over, and must never wait for a lock: the threads are all started at once, so
+		// that handing over never adds one, and the queue takes a call without a lock
+		this.decisions = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new LinkedTransferQueue<>(),
+				factory);
+		this.decisions.prestartAllCoreThreads();
+		this.admitted = new Semaphore(threads * (1 + QUEUED_PER_THREAD));
 	}
 
 	/** Where the store's asynchronous calls wait for the database. */
 	Executor decisions() {
-		return this.decisions;
+		return this::decide;
+	}
+
+	private void decide(Runnable call) {
+		if (!this.admitted.tryAcquire()) {
+			throw new RejectedExecutionException("Every thread of the PostgreSQL store is busy and "
+					+ QUEUED_PER_THREAD + " calls wait for each");
+		}
+		try {
+			this.decisions.execute(() -> {
+				try {
+					call.run();
+				}
+				finally {
+					this.admitted.release();
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			this.admitted.release();
+			throw ex;
+		}
 	}
 
 	int threads() {

@@ -1,6 +1,9 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
@@ -33,6 +36,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * When the PostgreSQL store is chosen, and how it is configured. No database answers here: the stores are told not
@@ -177,7 +181,63 @@ class JdbcStoreAutoConfigurationTests {
 		AtomicReference<JdbcStoreThreads> threads = new AtomicReference<>();
 		this.runner.withPropertyValues("ratelimit.store=jdbc", POSTGRES_URL)
 			.run((context) -> threads.set(context.getBean(JdbcStoreThreads.class)));
-		assertThat(((ThreadPoolExecutor) threads.get().decisions()).isShutdown()).isTrue();
+		assertThatExceptionOfType(RejectedExecutionException.class)
+			.isThrownBy(() -> threads.get().decisions().execute(() -> {
+			}));
+	}
+
+	@Test
+	void refusesACallAtOnceWhenEveryThreadIsBusyAndItsQueueFull() throws Exception {
+		JdbcStoreThreads threads = new JdbcStoreThreads(1);
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		AtomicInteger ran = new AtomicInteger();
+		try {
+			threads.decisions().execute(() -> {
+				running.countDown();
+				awaitQuietly(release);
+				ran.incrementAndGet();
+			});
+			assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
+			for (int i = 0; i < JdbcStoreThreads.QUEUED_PER_THREAD; i++) {
+				threads.decisions().execute(ran::incrementAndGet);
+			}
+			assertThatExceptionOfType(RejectedExecutionException.class)
+				.isThrownBy(() -> threads.decisions().execute(ran::incrementAndGet));
+			release.countDown();
+			CountDownLatch last = new CountDownLatch(1);
+			// a refused call took nothing: once the queue drains, calls are taken again
+			awaitAccepted(threads, last::countDown);
+			assertThat(last.await(30, TimeUnit.SECONDS)).isTrue();
+			assertThat(ran.get()).isEqualTo(1 + JdbcStoreThreads.QUEUED_PER_THREAD);
+		}
+		finally {
+			release.countDown();
+			threads.destroy();
+		}
+	}
+
+	private static void awaitAccepted(JdbcStoreThreads threads, Runnable call) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (true) {
+			try {
+				threads.decisions().execute(call);
+				return;
+			}
+			catch (RejectedExecutionException ex) {
+				assertThat(System.nanoTime()).as("the queue drained in time").isLessThan(deadline);
+				Thread.onSpinWait();
+			}
+		}
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await(30, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	@RestController
