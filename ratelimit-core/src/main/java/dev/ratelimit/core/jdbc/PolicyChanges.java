@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.internal.StateNames;
 
 /**
  * The limiter of every policy, and the runtime changes that made some of them: a changed policy keeps its
@@ -59,7 +60,7 @@ final class PolicyChanges {
 	/** A limiter of {@code policy}, with the name of its state and, if a change made it, what it changed from. */
 	private JdbcLimiter newLimiter(RateLimitPolicy policy) {
 		RateLimitPolicy original = this.originals.get(policy.name());
-		String stateName = (original != null) ? stateName(policy, original) : policy.name();
+		String stateName = (original != null) ? StateNames.of(policy, original) : policy.name();
 		Transition transition = this.transitions.get(policy.name());
 		return new JdbcLimiter(this.calls, this.decider, policy, stateName,
 				(transition != null && transition.policy().equals(policy.shared())) ? transition.predecessors()
@@ -75,11 +76,11 @@ final class PolicyChanges {
 		RateLimitPolicy next = to.shared();
 		synchronized (this.transitions) {
 			RateLimitPolicy original = this.originals.computeIfAbsent(previous.name(), (name) -> previous);
-			String target = stateName(next, original);
+			String target = StateNames.of(next, original);
 			long now = this.calls.nowNanos();
 			List<JdbcLimiter.Predecessor> predecessors = new ArrayList<>();
 			predecessors.add(new JdbcLimiter.Predecessor(
-					new JdbcLimiter(this.calls, this.decider, previous, stateName(previous, original), List.of()),
+					new JdbcLimiter(this.calls, this.decider, previous, StateNames.of(previous, original), List.of()),
 					now + from.fullAfter().toNanos()));
 			Transition before = this.transitions.get(previous.name());
 			if (before != null && before.policy().equals(previous)) {
@@ -94,19 +95,6 @@ final class PolicyChanges {
 			this.transitions.put(next.name(), new Transition(next, List.copyOf(predecessors)));
 			this.limiters.keySet().removeIf((policy) -> policy.name().equals(next.name()));
 		}
-	}
-
-	/**
-	 * The name of a policy's state: its name, or for a policy that a runtime change made of the policy
-	 * {@code original}, its name with its values, which no policy name holds since none has {@code @}.
-	 */
-	private static String stateName(RateLimitPolicy policy, RateLimitPolicy original) {
-		if (policy.limit() == original.limit() && policy.window().equals(original.window())
-				&& policy.burst() == original.burst() && policy.delayAfter() == original.delayAfter()) {
-			return policy.name();
-		}
-		return policy.name() + '@' + policy.limit() + '/' + policy.windowMicros() + '/' + policy.burst()
-				+ ((policy.delayAfter() != 0) ? "/" + policy.delayAfter() : "");
 	}
 
 	/** The policy a changed policy is now, at one permit, and the ones it changed from, newest first. */

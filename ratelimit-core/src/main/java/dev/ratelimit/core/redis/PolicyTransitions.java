@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.internal.StateNames;
 
 /**
  * The limiter of every policy, and the runtime changes that made some of them: a changed policy keeps its
@@ -61,7 +62,7 @@ final class PolicyTransitions {
 	/** A limiter of {@code policy}, with the name of its state and, if a change made it, what it changed from. */
 	private RedisLimiter newLimiter(RateLimitPolicy policy) {
 		RateLimitPolicy original = this.originals.get(policy.name());
-		String stateName = (original != null) ? RedisKeys.stateName(policy, original) : policy.name();
+		String stateName = (original != null) ? StateNames.of(policy, original) : policy.name();
 		Transition transition = this.transitions.get(policy.name());
 		return new RedisLimiter(this.decisions, policy, stateName,
 				(transition != null && transition.policy().equals(policy.shared())) ? transition.predecessors()
@@ -80,11 +81,11 @@ final class PolicyTransitions {
 		RateLimitPolicy next = to.shared();
 		synchronized (this.transitions) {
 			RateLimitPolicy original = this.originals.computeIfAbsent(previous.name(), (name) -> previous);
-			String target = RedisKeys.stateName(next, original);
+			String target = StateNames.of(next, original);
 			long now = this.calls.now();
 			List<RedisLimiter.Predecessor> predecessors = new ArrayList<>();
 			predecessors.add(new RedisLimiter.Predecessor(
-					new RedisLimiter(this.decisions, previous, RedisKeys.stateName(previous, original), List.of()),
+					new RedisLimiter(this.decisions, previous, StateNames.of(previous, original), List.of()),
 					now + from.fullAfter().toNanos()));
 			Transition before = this.transitions.get(previous.name());
 			if (before != null && before.policy().equals(previous)) {

@@ -3,7 +3,6 @@ package dev.ratelimit.core.redis;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
-import dev.ratelimit.core.RateLimitPolicy;
 
 /**
  * Names the keys a store writes: {@code <prefix>{<client key>}:<policy name>} for a client's state, with the
@@ -51,19 +50,6 @@ final class RedisKeys {
 	/** The key of a client's state under a policy whose state is named {@code stateName}. */
 	String state(String escapedClient, String stateName) {
 		return client(escapedClient) + stateName;
-	}
-
-	/**
-	 * The name of a policy's state: its name, or for a policy that a runtime change made of the policy
-	 * {@code original}, its name with its values, which no policy name holds since none has {@code @}.
-	 */
-	static String stateName(RateLimitPolicy policy, RateLimitPolicy original) {
-		if (policy.limit() == original.limit() && policy.window().equals(original.window())
-				&& policy.burst() == original.burst() && policy.delayAfter() == original.delayAfter()) {
-			return policy.name();
-		}
-		return policy.name() + '@' + policy.limit() + '/' + policy.windowMicros() + '/' + policy.burst()
-				+ ((policy.delayAfter() != 0) ? "/" + policy.delayAfter() : "");
 	}
 
 	String fleet() {
