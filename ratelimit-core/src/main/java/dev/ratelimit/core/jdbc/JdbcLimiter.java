@@ -10,6 +10,7 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.CalendarWindow;
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.internal.CalendarBounds;
 import dev.ratelimit.core.RateLimiter;
 
 /**
@@ -111,14 +112,10 @@ final class JdbcLimiter implements RateLimiter {
 	/** Writes the calendar's periods around {@code wallMicros} to {@code values} at {@code offset}, if it has one. */
 	void addCalendar(long[] values, int offset, long wallMicros) {
 		if (this.calendar != null) {
-			this.calendar.addTo(values, offset, wallMicros);
+			System.arraycopy(this.calendar.at(wallMicros), 0, values, offset, CalendarBounds.SIZE);
 		}
 	}
 
-	/**
-	 * A policy that a limiter's policy changed from, at a cost of one permit, and the instant (in the clock of
-	 * {@link StateCalls#nowNanos()}) from which every key of it is full again and carries nothing over.
-	 */
 	/** Decides one key under one limiter, in the database or by the store's failure policy. */
 	@FunctionalInterface
 	interface Decider {
@@ -127,6 +124,10 @@ final class JdbcLimiter implements RateLimiter {
 
 	}
 
+	/**
+	 * A policy that a limiter's policy changed from, at a cost of one permit, and the instant (in the clock of
+	 * {@link StateCalls#nowNanos()}) from which every key of it is full again and carries nothing over.
+	 */
 	record Predecessor(JdbcLimiter limiter, long untilNanos) {
 	}
 

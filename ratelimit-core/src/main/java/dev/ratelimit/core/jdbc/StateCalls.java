@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.internal.CalendarBounds;
 import dev.ratelimit.core.TimeSource;
 
 /**

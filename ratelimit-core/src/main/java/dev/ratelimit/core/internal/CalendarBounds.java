@@ -1,4 +1,4 @@
-package dev.ratelimit.core.jdbc;
+package dev.ratelimit.core.internal;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -6,26 +6,35 @@ import java.time.temporal.ChronoUnit;
 import dev.ratelimit.core.CalendarWindow;
 
 /**
- * The periods of a calendar window around an instant, which the database functions read since they know
+ * The periods of a calendar window around an instant, which a shared store's server reads since it knows
  * nothing of the policy's time zone: the number of the period before the one of the instant, then the
- * boundaries of that period and of the three after it, in Unix epoch microseconds. The database finds its own
- * now among them however its clock and the caller's differ, by up to a period.
+ * boundaries of that period and of the three after it, in Unix epoch microseconds. The server finds its own now
+ * among them however its clock and the caller's differ, by up to a period. Computed once per period.
  */
-final class CalendarBounds {
+public final class CalendarBounds {
 
-	/** How many values the functions read per limit; a limit without a calendar sends as many zeros. */
-	static final int SIZE = 5;
+	/** How many values the bounds hold. */
+	public static final int SIZE = 5;
 
 	private final CalendarWindow calendar;
 
 	private volatile Written written = new Written(0, 0, new long[SIZE]);
 
-	CalendarBounds(CalendarWindow calendar) {
+	/**
+	 * Creates the bounds of a calendar window.
+	 * @param calendar the window
+	 */
+	public CalendarBounds(CalendarWindow calendar) {
 		this.calendar = calendar;
 	}
 
-	/** Adds the bounds around {@code wallMicros}, the caller's now in Unix epoch microseconds, to {@code values}. */
-	void addTo(long[] values, int offset, long wallMicros) {
+	/**
+	 * Returns the bounds around {@code wallMicros}: the same array for every caller of one period, which no caller
+	 * may change.
+	 * @param wallMicros the caller's now, in Unix epoch microseconds
+	 * @return the period before the one of {@code wallMicros}, then four boundaries
+	 */
+	public long[] at(long wallMicros) {
 		Written current = this.written;
 		if (wallMicros < current.from || wallMicros >= current.until) {
 			long period = this.calendar.periodOf(Instant.EPOCH.plus(wallMicros, ChronoUnit.MICROS));
@@ -37,7 +46,7 @@ final class CalendarBounds {
 			current = new Written(bounds[2], bounds[3], bounds);
 			this.written = current;
 		}
-		System.arraycopy(current.bounds, 0, values, offset, SIZE);
+		return current.bounds;
 	}
 
 	/** Bounds for callers whose now is in {@code [from, until)}: the period they were written around. */
