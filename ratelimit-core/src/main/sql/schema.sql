@@ -633,3 +633,38 @@ BEGIN
 	RETURN n;
 END
 $$;
+
+-- The runtime changes of policies that the fleet shares, by key prefix: the values each changed policy takes, in
+-- the database rather than in any instance, so that an instance that starts later applies them too. Every change
+-- advances ${table}_version, which each heartbeat reads, and is announced at its commit by NOTIFY on the channel
+-- named after the table with `_changes`, its key prefix the payload, for instances that LISTEN to act at once.
+CREATE TABLE IF NOT EXISTS ${table}_changes (
+	prefix text COLLATE "C" NOT NULL,
+	policy text COLLATE "C" NOT NULL,
+	-- the policy's limit, window in microseconds and burst
+	lim bigint NOT NULL,
+	window_us bigint NOT NULL,
+	burst bigint NOT NULL,
+	PRIMARY KEY (prefix, policy)
+);
+
+CREATE SEQUENCE IF NOT EXISTS ${table}_version;
+
+-- Shares the values of `policy` under `prefix_`, or removes its change when `lim` is null, and announces it on
+-- `channel`; returns the version it made.
+CREATE OR REPLACE FUNCTION ${table}_share(prefix_ text, policy_ text, lim_ bigint, window_us_ bigint, burst_ bigint,
+	channel text) RETURNS bigint
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+	IF lim_ IS NULL THEN
+		DELETE FROM ${table}_changes c WHERE c.prefix = prefix_ AND c.policy = policy_;
+	ELSE
+		INSERT INTO ${table}_changes AS c (prefix, policy, lim, window_us, burst)
+			VALUES (prefix_, policy_, lim_, window_us_, burst_)
+			ON CONFLICT (prefix, policy) DO UPDATE SET lim = excluded.lim, window_us = excluded.window_us,
+				burst = excluded.burst;
+	END IF;
+	PERFORM pg_notify(channel, prefix_);
+	RETURN nextval('${table}_version');
+END
+$$;

@@ -182,6 +182,11 @@ final class DatabaseFailures implements RateLimitStore.Failures {
 		return FailurePolicyDecisions.share(given, instances);
 	}
 
+	/** The listener of the shared changes threw, which it must not. */
+	void listenerFailed(RuntimeException ex) {
+		this.log.listenerFailed(ex);
+	}
+
 	private void giveBackFailed(List<KeyedPolicy> limits, BoundedCalls.CallFailure failure) {
 		this.log.giveBackFailed(failure.getCause());
 		this.listeners.giveBackFailed(FailureListeners.policies(limits), failure.getCause());

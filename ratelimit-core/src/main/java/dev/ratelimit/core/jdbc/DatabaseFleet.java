@@ -13,7 +13,9 @@ import dev.ratelimit.core.RateLimitStore;
  * {@code _fleet} table, and counts the members seen within the last {@link #LIVE three seconds}, itself included.
  * A heartbeat that the database answers also ends an outage, so that the store decides in the database again
  * soon after it answers, whether or not requests come: during an outage the heartbeat is tried every
- * {@link #OUTAGE_PERIOD fifth of a second}. While the database does not answer, the last count stands.
+ * {@link #OUTAGE_PERIOD fifth of a second}. While the database does not answer, the last count stands. Each
+ * heartbeat also reads the version of the fleet's {@link FleetChanges shared changes}, whose listener it tells when
+ * they have changed.
  */
 final class DatabaseFleet implements RateLimitStore.Fleet, AutoCloseable {
 
@@ -32,6 +34,8 @@ final class DatabaseFleet implements RateLimitStore.Fleet, AutoCloseable {
 
 	private final DatabaseFailures failures;
 
+	private final FleetChanges changes;
+
 	private final ScheduledExecutorService scheduler;
 
 	private volatile int size = 1;
@@ -44,9 +48,11 @@ final class DatabaseFleet implements RateLimitStore.Fleet, AutoCloseable {
 	/**
 	 * @param scheduler where the heartbeat runs, from {@link #newScheduler()}, shut down on {@link #close()}
 	 */
-	DatabaseFleet(StateCalls calls, DatabaseFailures failures, ScheduledExecutorService scheduler) {
+	DatabaseFleet(StateCalls calls, DatabaseFailures failures, FleetChanges changes,
+			ScheduledExecutorService scheduler) {
 		this.calls = calls;
 		this.failures = failures;
+		this.changes = changes;
 		this.scheduler = scheduler;
 		this.scheduler.scheduleWithFixedDelay(this::tick, 0, OUTAGE_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
 	}
@@ -76,8 +82,10 @@ final class DatabaseFleet implements RateLimitStore.Fleet, AutoCloseable {
 
 	private void beat() {
 		try {
-			this.size = Math.max(1, this.calls.heartbeat(this.member, (int) LIVE.toMillis()));
+			StateCalls.Heartbeat heartbeat = this.calls.heartbeat(this.member, (int) LIVE.toMillis());
+			this.size = Math.max(1, heartbeat.members());
 			this.failures.answered();
+			this.changes.heard(heartbeat.changes());
 		}
 		catch (BoundedCalls.CallFailure | RuntimeException ex) {
 			// the decisions' own calls count the failures; the last count stands meanwhile

@@ -58,9 +58,9 @@ import dev.ratelimit.core.internal.OutageDetector;
  * {@link Builder#failurePolicy(FailurePolicy) failure policy}, and its statement cancelled; the store reports its
  * outages through {@link #failures()}. Under {@link FailurePolicy#LOCAL} each instance admits its share of each
  * limit, {@code ceil(limit / n)} for the {@code n} instances that its heartbeat, about once a second in the
- * table's {@code _fleet} table, counts ({@link #fleet()}); {@link #close()} stops the heartbeat. The store shares
- * no runtime changes and keeps no limits in flight. {@link #change Runtime changes} apply to this instance, and
- * carry each key's permits over in the decision's own call. JDBC blocks, so {@link #decideAllAsync},
+ * table's {@code _fleet} table, counts ({@link #fleet()}); {@link #close()} stops the heartbeat. The store
+ * {@link #sharedChanges() shares} the runtime changes of policies with its fleet in the table's {@code _changes}
+ * table; {@link #change a change} carries each key's permits over in the decision's own call. JDBC blocks, so {@link #decideAllAsync},
  * {@link #giveBackAsync} and {@link #inspectAsync} decide on the calling thread, as the port's defaults do, unless
  * the builder names an {@link Builder#executor(Executor) executor}: then they return at once and the executor's
  * thread waits for the database, as a reactive server's event loop must never do.
@@ -82,6 +82,8 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	private final DatabaseFleet fleet;
 
+	private final FleetChanges sharedChanges;
+
 	private final @Nullable Executor executor;
 
 	private JdbcRateLimitStore(Builder builder) {
@@ -98,7 +100,9 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 				builder.failurePolicy, FailurePolicyDecisions.local(null, builder.timeSource), this::fleetSize,
 				new FailureLog(logger, "PostgreSQL", builder.failurePolicy, ticker, scheduler));
 		builder.listeners.forEach(this.failures::addListener);
-		this.fleet = new DatabaseFleet(this.calls, this.failures, scheduler);
+		this.sharedChanges = new FleetChanges(this.bounded, this.failures, builder.dataSource, builder.tableName,
+				builder.keyPrefix);
+		this.fleet = new DatabaseFleet(this.calls, this.failures, this.sharedChanges, scheduler);
 		this.executor = builder.executor;
 	}
 
@@ -272,11 +276,26 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 	}
 
 	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The changes of the store's key prefix, kept in the table's {@code _changes} table until removed, where
+	 * instances that start later read them. Each instance tells its listener at its next heartbeat, within about
+	 * a second, or at once when PostgreSQL's driver is on the class path: once a listener is set, the store holds a
+	 * connection of the data source that {@code LISTEN}s on the channel named after the table, {@code <table>_changes}
+	 * without the schema, on which each change is announced at its commit.
+	 */
+	@Override
+	public Optional<SharedChanges> sharedChanges() {
+		return Optional.of(this.sharedChanges);
+	}
+
+	/**
 	 * Stops the store's heartbeat and takes it out of the fleet, so that the other instances' shares grow at
 	 * once, and stops its threads. Decisions afterwards are decided by the failure policy.
 	 */
 	@Override
 	public void close() {
+		this.sharedChanges.close();
 		this.fleet.close();
 		this.bounded.close();
 	}

@@ -61,7 +61,8 @@ final class StateCalls {
 		// rows a decision holds are skipped, and the lock checks the expiry again on the newest version of each
 		this.deleteExpired = "DELETE FROM " + table + " WHERE (key, policy) IN (SELECT key, policy FROM " + table
 				+ " WHERE expires_at <= " + table + "_now(?) AND starts_with(key, ?) LIMIT ? FOR UPDATE SKIP LOCKED)";
-		this.heartbeat = "SELECT " + table + "_heartbeat(?, ?)";
+		this.heartbeat = "SELECT " + table + "_heartbeat(?, ?), (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM "
+				+ table + "_version)";
 		this.leave = "DELETE FROM " + table + "_fleet WHERE member = ?";
 	}
 
@@ -235,13 +236,13 @@ final class StateCalls {
 	 * Says that {@code member} is alive, and counts the members seen within {@code liveMillis}, itself included.
 	 * @throws BoundedCalls.CallFailure if the database did not answer within the timeout
 	 */
-	int heartbeat(String member, int liveMillis) throws BoundedCalls.CallFailure {
+	Heartbeat heartbeat(String member, int liveMillis) throws BoundedCalls.CallFailure {
 		return this.calls.call(this.heartbeat, (connection, statement) -> {
 			statement.setString(1, member);
 			statement.setInt(2, liveMillis);
 			try (ResultSet result = statement.executeQuery()) {
 				result.next();
-				return result.getInt(1);
+				return new Heartbeat(result.getInt(1), result.getLong(2));
 			}
 		});
 	}
@@ -312,6 +313,13 @@ final class StateCalls {
 		return new Decision(allowed, policy.limit(), reply[offset + 1], reply[offset + 2] * 1000 - reply[offset + 5],
 				reply[offset + 3] * 1000 - reply[offset + 6], reply[offset + 4] * 1000 - reply[offset + 7],
 				allowed ? reply[offset + 8] : Decision.NOT_TAKEN);
+	}
+
+	/**
+	 * What a heartbeat tells: how many members the fleet has, and the version of its shared changes, 0 before the
+	 * first.
+	 */
+	record Heartbeat(int members, long changes) {
 	}
 
 	@FunctionalInterface

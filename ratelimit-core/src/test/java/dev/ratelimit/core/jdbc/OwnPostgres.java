@@ -109,6 +109,8 @@ final class OwnPostgres implements AutoCloseable {
 
 		private final int size;
 
+		private volatile boolean driverHidden;
+
 		Pool(DataSource connections, int size) {
 			this.connections = connections;
 			this.size = size;
@@ -118,6 +120,12 @@ final class OwnPostgres implements AutoCloseable {
 		/** Takes every connection, so that each caller waits. */
 		void exhaust() throws InterruptedException {
 			this.free.acquire(this.size);
+		}
+
+		/** Hands out connections that do not say they are PostgreSQL's driver's, as another driver's would not. */
+		Pool hidingTheDriver() {
+			this.driverHidden = true;
+			return this;
 		}
 
 		/** Gives back what {@link #exhaust()} took. */
@@ -147,6 +155,9 @@ final class OwnPostgres implements AutoCloseable {
 										}
 									}
 									return null;
+								}
+								if (method.getName().equals("isWrapperFor") && Pool.this.driverHidden) {
+									return false;
 								}
 								if (method.getName().equals("isClosed")) {
 									synchronized (this) {

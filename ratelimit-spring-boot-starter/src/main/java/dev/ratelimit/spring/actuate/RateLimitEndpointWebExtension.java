@@ -19,7 +19,7 @@ import org.springframework.http.HttpStatus;
  * The {@link RateLimitEndpoint ratelimit} endpoint's operations that change something, over the web: each
  * answers what it could not do with a status and an RFC 9457 problem body whose {@code detail} says why, which
  * Spring Boot's error page would leave out: 404 for a policy that no endpoint has, 400 for a value the policy
- * cannot take (nothing changes), and 503 when Redis did not carry it out (nothing changes either).
+ * cannot take (nothing changes), and 503 when the store's server did not carry it out (nothing changes either).
  */
 @EndpointWebExtension(endpoint = RateLimitEndpoint.class)
 public final class RateLimitEndpointWebExtension {

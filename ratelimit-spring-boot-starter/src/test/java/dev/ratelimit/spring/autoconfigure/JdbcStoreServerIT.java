@@ -15,6 +15,7 @@ import dev.ratelimit.core.testing.PostgresExtension;
 import dev.ratelimit.core.testing.TestPostgres;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.TestApplication;
+import dev.ratelimit.spring.changes.internal.PolicyChanges;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -32,8 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Tests the PostgreSQL store on a real server and a real PostgreSQL, through Spring Boot's own DataSource: a
- * limited endpoint answers as it does on the in-memory store, header for header, and an application whose
- * DataSource is PostgreSQL's, without Redis, keeps its limits there without being told to.
+ * limited endpoint answers as it does on the in-memory store, header for header, an application whose
+ * DataSource is PostgreSQL's, without Redis, keeps its limits there without being told to, and a runtime change
+ * reaches every instance on the table.
  */
 @ExtendWith(PostgresExtension.class)
 class JdbcStoreServerIT {
@@ -78,6 +80,32 @@ class JdbcStoreServerIT {
 				assertThat(get(port).statusCode()).isEqualTo(200);
 			}
 			assertThat(get(port).statusCode()).isEqualTo(429);
+		}
+	}
+
+	@Test
+	void sharesARuntimeChangeWithEveryInstanceOnTheTableAndWithOnesThatStartLater() throws Exception {
+		String prefix = "--ratelimit.jdbc.key-prefix=jdbc-changes-" + System.nanoTime() + ":";
+		try (ConfigurableApplicationContext changing = start("--ratelimit.store=jdbc", prefix);
+				ConfigurableApplicationContext following = start("--ratelimit.store=jdbc", prefix)) {
+			changing.getBean(PolicyChanges.class).change("limited", 5L, null, null);
+			awaitLimit(following, 5);
+			assertThat(get(port(following)).headers().firstValue("RateLimit-Policy")).hasValue("\"limited\";q=5;w=3600");
+			try (ConfigurableApplicationContext later = start("--ratelimit.store=jdbc", prefix)) {
+				assertThat(later.getBean(PolicyChanges.class).current("limited").limit()).isEqualTo(5);
+			}
+			changing.getBean(PolicyChanges.class).remove("limited");
+			awaitLimit(following, 3);
+		}
+	}
+
+	/** Waits up to 10 s for the application to apply a limit of {@code limit} to the policy. */
+	private static void awaitLimit(ConfigurableApplicationContext context, long limit) {
+		PolicyChanges changes = context.getBean(PolicyChanges.class);
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (changes.current("limited").limit() != limit) {
+			assertThat(System.nanoTime() - deadline).as("the change reaches the instance").isNegative();
+			Thread.onSpinWait();
 		}
 	}
 

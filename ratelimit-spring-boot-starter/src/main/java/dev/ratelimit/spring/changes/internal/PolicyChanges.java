@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * The changes of policies made while the application runs: a policy's limit, window and burst, validated like
  * configuration, applied to every endpoint it limits from the next request on, each key carrying the permits it
  * has in use over ({@link RateLimitStore#change}). On a store that {@link RateLimitStore#sharedChanges() shares
- * changes}, such as Redis, a change is shared with every instance of the fleet, which applies it when the store
+ * changes}, such as Redis or PostgreSQL, a change is shared with every instance of the fleet, which applies it when the store
  * tells it, and it stays there, so that an instance that starts later applies it too, until it is removed; in
  * memory it lasts until the application stops.
  * <p>
@@ -111,7 +111,7 @@ public final class PolicyChanges implements CurrentLimits {
 	/**
 	 * Changes the policy of that name: the values given, the others as they are now.
 	 * @throws IllegalArgumentException naming the value that is not one the policy can take; nothing changes
-	 * @throws IllegalStateException if Redis did not store the change; nothing changes
+	 * @throws IllegalStateException if the store's server did not store the change; nothing changes
 	 */
 	public synchronized RateLimitPolicy change(String name, @Nullable Long limit, @Nullable String window,
 			@Nullable Long burst) {
@@ -129,7 +129,7 @@ public final class PolicyChanges implements CurrentLimits {
 
 	/**
 	 * Removes the change of the policy of that name: its declared values apply again.
-	 * @throws IllegalStateException if Redis did not remove it; nothing changes
+	 * @throws IllegalStateException if the store's server did not remove it; nothing changes
 	 */
 	public synchronized RateLimitPolicy remove(String name) {
 		RateLimitPolicy declared = policy(name);
@@ -148,7 +148,7 @@ public final class PolicyChanges implements CurrentLimits {
 			}
 			catch (IllegalStateException ex) {
 				logger.warn("Could not read the runtime changes of rate limits that the fleet shares ("
-						+ ex.getMessage() + "); they apply at the next heartbeat that Redis answers");
+						+ ex.getMessage() + "); they apply at the store's next heartbeat that its server answers");
 			}
 		}
 	}
