@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -65,6 +66,19 @@ final class BoundedCalls implements AutoCloseable {
 	 * @throws CallFailure if the database did not answer in time, or failed
 	 */
 	<T> T call(String sql, Work<T> work) throws CallFailure {
+		return call(sql, work, this.timeoutNanos);
+	}
+
+	/**
+	 * Prepares {@code sql} and hands it to {@code work}, waiting as long as the network timeout lets a worker
+	 * wait: for a call whose caller may wait longer than the timeout, such as the warm-up's.
+	 * @throws CallFailure if the database did not answer, or failed
+	 */
+	<T> T callPatiently(String sql, Work<T> work) throws CallFailure {
+		return call(sql, work, TimeUnit.MILLISECONDS.toNanos(this.networkTimeoutMillis));
+	}
+
+	private <T> T call(String sql, Work<T> work, long timeoutNanos) throws CallFailure {
 		long sent = this.ticker.nanoTime();
 		Attempt attempt = new Attempt();
 		Future<T> result;
@@ -75,7 +89,7 @@ final class BoundedCalls implements AutoCloseable {
 			throw new CallFailure(FailureKind.ERROR, new IllegalStateException("The store is closed", ex), sent);
 		}
 		try {
-			return result.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
+			return result.get(timeoutNanos, TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
 			Statement statement = attempt.abandon();
@@ -85,7 +99,7 @@ final class BoundedCalls implements AutoCloseable {
 			}
 			String waitedFor = (statement != null) ? "answer" : "give a connection";
 			throw new CallFailure(FailureKind.SLOW, new TimeoutException("PostgreSQL did not " + waitedFor
-					+ " within " + Duration.ofNanos(this.timeoutNanos).toMillis() + " ms"), sent);
+					+ " within " + Duration.ofNanos(timeoutNanos).toMillis() + " ms"), sent);
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
@@ -167,6 +181,11 @@ final class BoundedCalls implements AutoCloseable {
 			}
 		}
 		return false;
+	}
+
+	/** Runs {@code task} on a worker, for a caller that must not wait for it. */
+	CompletableFuture<Void> runAsync(Runnable task) {
+		return CompletableFuture.runAsync(task, this.workers);
 	}
 
 	@Override

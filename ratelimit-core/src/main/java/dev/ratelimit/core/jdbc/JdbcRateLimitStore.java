@@ -2,20 +2,24 @@ package dev.ratelimit.core.jdbc;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.FailurePolicy;
 import dev.ratelimit.core.KeyedPolicy;
@@ -251,6 +255,39 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 			throw new IllegalArgumentException("max must be at least 1, was " + max);
 		}
 		return this.calls.deleteExpired(max);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Peeks, on a thread of the store's, once for each combination of algorithms that the given stacks decide
+	 * together, at the state of a key of the store's prefix that the starter never writes a client's key as,
+	 * {@code %warm-up}: so that a connection is open and the database has compiled the functions before the first
+	 * request, which would otherwise pay for both and could take longer than the timeout. A peek takes nothing,
+	 * so no client's state changes. The calls wait past the timeout if need be; they neither tell the failure
+	 * listeners nor apply the failure policy, and the stage fails when one failed.
+	 */
+	@Override
+	public Optional<WarmUp> warmUp() {
+		return Optional.of(this::warmUp);
+	}
+
+	private CompletionStage<Void> warmUp(Collection<List<RateLimitPolicy>> stacks) {
+		Map<List<Algorithm>, List<RateLimitPolicy>> byAlgorithms = new LinkedHashMap<>();
+		for (List<RateLimitPolicy> stack : stacks) {
+			byAlgorithms.putIfAbsent(stack.stream().map(RateLimitPolicy::algorithm).toList(), stack);
+		}
+		return this.bounded.runAsync(() -> {
+			for (List<RateLimitPolicy> stack : byAlgorithms.values()) {
+				try {
+					this.calls.warmUp(stack.stream().map(this.changes::limiter).toList());
+				}
+				catch (BoundedCalls.CallFailure failure) {
+					throw new IllegalStateException("PostgreSQL did not answer the warm-up: " + failure.getCause(),
+							failure.getCause());
+				}
+			}
+		});
 	}
 
 	/**

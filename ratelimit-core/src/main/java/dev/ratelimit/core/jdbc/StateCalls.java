@@ -9,6 +9,7 @@ import java.sql.Types;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -27,6 +28,12 @@ final class StateCalls {
 
 	/** The integers the decide function replies per limit. */
 	private static final int REPLY = 9;
+
+	/**
+	 * The key the warm-up peeks at, after the key prefix: a peek takes nothing, so that a client of that key
+	 * loses nothing; the row it may leave is full, and goes with the next deletion of expired rows.
+	 */
+	static final String WARM_UP_KEY = "%warm-up";
 
 	private final BoundedCalls calls;
 
@@ -94,6 +101,20 @@ final class StateCalls {
 	 */
 	List<Decision> decide(List<String> keys, List<JdbcLimiter> limiters, boolean peek)
 			throws BoundedCalls.CallFailure {
+		return decide(keys, limiters, peek, false);
+	}
+
+	/**
+	 * Peeks once at the state of the warm-up's key under the limiters' policies, taking nothing, so that the
+	 * database has compiled the functions that decide them: waits past the timeout if need be.
+	 * @throws BoundedCalls.CallFailure if the database did not answer, or failed
+	 */
+	void warmUp(List<JdbcLimiter> limiters) throws BoundedCalls.CallFailure {
+		decide(Collections.nCopies(limiters.size(), WARM_UP_KEY), limiters, true, true);
+	}
+
+	private List<Decision> decide(List<String> keys, List<JdbcLimiter> limiters, boolean peek, boolean patiently)
+			throws BoundedCalls.CallFailure {
 		int n = limiters.size();
 		String[] stateKeys = new String[n];
 		String[] states = new String[n];
@@ -128,7 +149,7 @@ final class StateCalls {
 				}
 			}
 		}
-		Long[] reply = call(this.decide, (connection, statement) -> {
+		Long[] reply = call(this.decide, patiently, (connection, statement) -> {
 			setNow(statement, 1, now);
 			statement.setBoolean(2, peek);
 			statement.setArray(3, connection.createArrayOf("text", stateKeys));
@@ -272,15 +293,16 @@ final class StateCalls {
 		}
 	}
 
-	private Long[] call(String sql, Binder binder) throws BoundedCalls.CallFailure {
-		return this.calls.call(sql, (connection, statement) -> {
+	private Long[] call(String sql, boolean patiently, Binder binder) throws BoundedCalls.CallFailure {
+		BoundedCalls.Work<Long[]> work = (connection, statement) -> {
 			binder.bind(connection, statement);
 			try (ResultSet result = statement.executeQuery()) {
 				result.next();
 				Array array = result.getArray(1);
 				return (array != null && array.getArray() instanceof Long[] values) ? values : new Long[0];
 			}
-		});
+		};
+		return patiently ? this.calls.callPatiently(sql, work) : this.calls.call(sql, work);
 	}
 
 	private int update(String sql, Binder binder) {

@@ -81,6 +81,25 @@ class JdbcExpiryIT {
 		assertThat(rows()).isZero();
 	}
 
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void warmsUpWithoutTakingFromAnyClientAndLeavesOnlyRowsThatAreFull(Algorithm algorithm) throws Exception {
+		RateLimitPolicy policy = RateLimitPolicy.of("warm-" + algorithm, algorithm, 3, Duration.ofSeconds(10));
+		RateLimitPolicy other = RateLimitPolicy.of("warm-other-" + algorithm, Algorithm.FIXED_WINDOW, 2,
+				Duration.ofSeconds(10));
+		this.store.limiter(policy).decide("k");
+		this.store.limiter(policy).decide("k");
+		Decision before = this.store.inspect("k", policy);
+		this.store.warmUp()
+			.orElseThrow()
+			.warmUp(List.of(List.of(policy), List.of(other, policy)))
+			.toCompletableFuture()
+			.get(10, TimeUnit.SECONDS);
+		assertThat(this.store.inspect("k", policy)).as("the client's state").isEqualTo(before);
+		assertThat(this.store.inspect(StateCalls.WARM_UP_KEY, policy).remaining()).isEqualTo(3);
+		assertThat(this.store.deleteExpired(100)).as("the warm-up's rows, full").isEqualTo(2);
+	}
+
 	@Test
 	void leavesARowThatADecisionHoldsAndDeletesItOnceReleased() throws Exception {
 		RateLimitPolicy policy = RateLimitPolicy.of("held", Algorithm.FIXED_WINDOW, 3, Duration.ofSeconds(10));

@@ -6,12 +6,16 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -211,6 +215,35 @@ class JdbcFailureIT {
 	@EnumSource(Fault.class)
 	void admitsThisInstancesShareUnderLocal(Fault fault) throws Exception {
 		decidesByThePolicyAndRecovers(fault, FailurePolicy.LOCAL);
+	}
+
+	@Test
+	void warmsUpPastTheTimeoutWithoutTheFailurePolicyAndFailsLoudlyOnADatabaseThatIsDown() throws Exception {
+		this.store = TestStores.builder(this.pool, TABLE).createSchema(true).timeout(TIMEOUT).build();
+		RateLimitStore.WarmUp warmUp = this.store.warmUp().orElseThrow();
+		CompletableFuture<Void> warmed;
+		this.postgres.pause();
+		try {
+			warmed = warmUp.warmUp(List.of(List.of(POLICY))).toCompletableFuture();
+			assertThat(warmed).as("waiting for a frozen database past the timeout")
+				.failsWithin(TIMEOUT.multipliedBy(3))
+				.withThrowableOfType(TimeoutException.class);
+		}
+		finally {
+			this.postgres.resume();
+		}
+		assertThat(warmed).succeedsWithin(Duration.ofSeconds(10));
+		this.postgres.stop();
+		try {
+			assertThat(warmUp.warmUp(List.of(List.of(POLICY)))).failsWithin(Duration.ofSeconds(10))
+				.withThrowableOfType(ExecutionException.class)
+				.withMessageContaining("PostgreSQL did not answer the warm-up");
+		}
+		finally {
+			this.postgres.startAgain();
+		}
+		assertThat(this.store.failures().orElseThrow().status().decisions()).as("decided by the failure policy")
+			.isZero();
 	}
 
 	private void decidesByThePolicyAndRecovers(Fault fault, FailurePolicy policy) throws Exception {

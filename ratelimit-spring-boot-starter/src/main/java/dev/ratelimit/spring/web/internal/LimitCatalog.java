@@ -300,10 +300,10 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 	}
 
 	/**
-	 * Opens the connection and loads the scripts before the first request, which would otherwise pay for both
-	 * and could exceed the store's timeout. Waits a bounded time: should Redis not answer within it, requests
-	 * take the failure policy until it does, and the warm-up goes on in the background; only a warm-up that
-	 * fails is a warning, as a slow one on a busy machine is no fault.
+	 * Opens the connection and loads the scripts or functions before the first request, which would otherwise pay
+	 * for both and could exceed the store's timeout. Waits a bounded time: should the store's server (Redis,
+	 * PostgreSQL) not answer within it, requests take the failure policy until it does, and the warm-up goes on in
+	 * the background; only a warm-up that fails is a warning, as a slow one on a busy machine is no fault.
 	 */
 	private static void warmUp(RateLimitStore.WarmUp warmUp, Collection<EndpointLimits> active) {
 		long started = System.nanoTime();
@@ -324,7 +324,7 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 					warmUpFailed(failure);
 				}
 				else {
-					logger.info("Redis answered at startup after "
+					logger.info("The rate limit store answered at startup after "
 							+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
 							+ " ms; until then, rate limits followed the store's failure policy");
 				}
@@ -333,8 +333,8 @@ public final class LimitCatalog implements SmartInitializingSingleton {
 	}
 
 	private static void warmUpFailed(Throwable cause) {
-		logger.warn("Redis did not answer at startup (" + cause + "): until it does, rate limits follow the "
-				+ "store's failure policy");
+		logger.warn("The rate limit store did not answer at startup (" + cause + "): until it does, rate limits "
+				+ "follow the store's failure policy");
 	}
 
 	/**
