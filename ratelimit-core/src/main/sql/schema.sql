@@ -668,3 +668,37 @@ BEGIN
 	RETURN nextval('${table}_version');
 END
 $$;
+
+-- Requests in flight: each holds a lease, a row of its client's key and the limit's name that expires, in
+-- microseconds on the store's clock, unless its holder renews it, so that the leases of an instance that died
+-- holding them expire and no permit is lost for good.
+CREATE TABLE IF NOT EXISTS ${table}_leases (
+	key text COLLATE "C" NOT NULL,
+	name text COLLATE "C" NOT NULL,
+	lease text COLLATE "C" NOT NULL,
+	expires_at bigint NOT NULL,
+	PRIMARY KEY (key, name, lease)
+);
+
+-- Grants `lease_` on the pair (key_, name_) when fewer than `lim` of its leases are held, for `lasts`
+-- microseconds, after deleting the pair's expired ones. Calls on one pair take turns on an advisory lock of the
+-- transaction, so that each counts what the one before it granted. Returns {1 if granted else 0, the leases
+-- held, this one included if granted}.
+CREATE OR REPLACE FUNCTION ${table}_acquire(given_now bigint, key_ text, name_ text, lease_ text, lim bigint,
+	lasts bigint) RETURNS bigint[]
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+	now_us bigint;
+	held bigint;
+BEGIN
+	PERFORM pg_advisory_xact_lock(hashtext('${table}'), hashtext(key_ || chr(31) || name_));
+	now_us := ${table}_now(given_now);
+	DELETE FROM ${table}_leases l WHERE l.key = key_ AND l.name = name_ AND l.expires_at <= now_us;
+	SELECT count(*) INTO held FROM ${table}_leases l WHERE l.key = key_ AND l.name = name_;
+	IF held < lim THEN
+		INSERT INTO ${table}_leases (key, name, lease, expires_at) VALUES (key_, name_, lease_, now_us + lasts);
+		RETURN ARRAY[1, held + 1];
+	END IF;
+	RETURN ARRAY[0, held];
+END
+$$;

@@ -19,7 +19,6 @@ import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import dev.ratelimit.core.RateLimitStore.InFlight.Permit;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
@@ -57,15 +56,6 @@ public abstract class StoreContractTests {
 	 * @return the store
 	 */
 	protected abstract RateLimitStore createStore(ManualTimeSource clock);
-
-	/**
-	 * Whether the store keeps limits in flight, a capability the port leaves optional: the contract checks the
-	 * limits of a store that keeps them, and that a store that does not says so.
-	 * @return true unless a subclass says otherwise
-	 */
-	protected boolean keepsLimitsInFlight() {
-		return true;
-	}
 
 	/**
 	 * How many times the concurrency test releases its 200 requests per algorithm.
@@ -390,10 +380,7 @@ public abstract class StoreContractTests {
 
 		@Test
 		void grantsAtMostTheLimitAtOnceAndAPermitAgainOnceReleased() {
-			RateLimitStore.InFlight inFlight = inFlight(createStore(new ManualTimeSource()));
-			if (inFlight == null) {
-				return;
-			}
+			RateLimitStore.InFlight inFlight = createStore(new ManualTimeSource()).inFlight().orElseThrow();
 			Permit first = acquire(inFlight, "k", 2);
 			Permit second = acquire(inFlight, "k", 2);
 			Permit third = acquire(inFlight, "k", 2);
@@ -412,10 +399,7 @@ public abstract class StoreContractTests {
 
 		@Test
 		void neverGrantsMoreThanTheLimitToManyThreadsAtOnce() throws Exception {
-			RateLimitStore.InFlight inFlight = inFlight(createStore(new ManualTimeSource()));
-			if (inFlight == null) {
-				return;
-			}
+			RateLimitStore.InFlight inFlight = createStore(new ManualTimeSource()).inFlight().orElseThrow();
 			AtomicInteger holding = new AtomicInteger();
 			AtomicInteger most = new AtomicInteger();
 			AtomicInteger granted = new AtomicInteger();
@@ -446,24 +430,9 @@ public abstract class StoreContractTests {
 
 		@Test
 		void refusesALimitBelowOne() {
-			RateLimitStore.InFlight inFlight = inFlight(createStore(new ManualTimeSource()));
-			if (inFlight == null) {
-				return;
-			}
+			RateLimitStore.InFlight inFlight = createStore(new ManualTimeSource()).inFlight().orElseThrow();
 			assertThatIllegalArgumentException().isThrownBy(() -> inFlight.acquire("report", "k", 0))
 				.withMessage("in-flight limit 'report' must be at least 1, was 0");
-		}
-
-		/**
-		 * The store's limits in flight, or null for a store that, as its test declares, keeps none: such a store
-		 * must say so, through an empty view, for the starter to warn of the limits it cannot keep.
-		 */
-		private RateLimitStore.@Nullable InFlight inFlight(RateLimitStore store) {
-			if (!keepsLimitsInFlight()) {
-				assertThat(store.inFlight()).as("the limits in flight of a store that keeps none").isEmpty();
-				return null;
-			}
-			return store.inFlight().orElseThrow();
 		}
 
 		private static Permit acquire(RateLimitStore.InFlight inFlight, String key, long limit) {

@@ -158,9 +158,10 @@ public @interface RateLimited {
 	 * How many of a client's requests may be in flight at once under this limit, besides its rate, keyed as the
 	 * rate is: a request beyond them is refused with 429 and a {@code Retry-After} of one second until one of them
 	 * ends. A request takes its permit once its rate admits it and gives it back when it ends, however it ends:
-	 * a response, an exception, an asynchronous result, a timeout or a client that went away. On Redis each
-	 * permit is a lease that the instance renews while the request runs, so the permits of an instance that
-	 * dies return within {@code ratelimit.redis.in-flight-lease}. 0, the default, for no such limit.
+	 * a response, an exception, an asynchronous result, a timeout or a client that went away. On Redis and
+	 * PostgreSQL each permit is a lease that the instance renews while the request runs, so the permits of an
+	 * instance that dies return within {@code ratelimit.redis.in-flight-lease} ({@code ratelimit.jdbc.}). 0, the
+	 * default, for no such limit.
 	 * @return the most requests of a client in flight at once, or 0
 	 */
 	long concurrency() default 0;

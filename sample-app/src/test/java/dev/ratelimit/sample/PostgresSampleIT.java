@@ -1,14 +1,5 @@
 package dev.ratelimit.sample;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-
-import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.testing.PostgresExtension;
 import dev.ratelimit.core.testing.PostgresServerProcess;
 import dev.ratelimit.core.testing.TestPostgres;
@@ -16,7 +7,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -46,9 +36,6 @@ class PostgresSampleIT extends AbstractSampleIT {
 
 	@LocalServerPort
 	private int port;
-
-	@Autowired
-	private ManualTimeSource time;
 
 	PostgresSampleIT(TestPostgres postgres) {
 		this.postgres = postgres;
@@ -85,54 +72,6 @@ class PostgresSampleIT extends AbstractSampleIT {
 			.isEqualTo("jdbc")
 			.jsonPath("$.store.deciding")
 			.isEqualTo(true);
-	}
-
-	/**
-	 * The PostgreSQL store keeps no limits in flight yet (docs/starter.md), as the start warns: three reports of
-	 * one client run at once, and a fourth is not refused either.
-	 */
-	@Test
-	@Override
-	void holdsAtMostTwoReportsOfAClientInFlightAndTakesThemBackWhenTheyEnd() throws Exception {
-		LoopbackClient client = new LoopbackClient("127.0.0.12", this.port);
-		List<LoopbackClient.Response> reports = reports(client, "/demo/concurrent", 3);
-		assertThat(reports).extracting(LoopbackClient.Response::status).containsOnly(200);
-	}
-
-	/** Without permits in flight there is nothing to take back: a failing report answers its problem. */
-	@Test
-	@Override
-	void takesBackThePermitsOfReportsThatFailOrWhoseClientWentAway() throws Exception {
-		LoopbackClient client = new LoopbackClient("127.0.0.13", this.port);
-		LoopbackClient.Response failed = reports(client, "/demo/concurrent?fail=true", 1).get(0);
-		assertThat(failed.status()).isEqualTo(500);
-		assertThat(failed.body()).contains("the report failed");
-	}
-
-	/** Sends {@code count} reports at once, waits, bounded, until all wait for the clock, then ends them. */
-	private List<LoopbackClient.Response> reports(LoopbackClient client, String path, int count) throws Exception {
-		ExecutorService clients = Executors.newFixedThreadPool(count);
-		try {
-			int before = this.time.waits();
-			List<Future<LoopbackClient.Response>> sent = new ArrayList<>();
-			for (int i = 0; i < count; i++) {
-				sent.add(clients.submit(() -> client.get(path)));
-			}
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-			while (this.time.waits() < before + count) {
-				assertThat(System.nanoTime()).as("%d reports under way in time", count).isLessThan(deadline);
-				Thread.onSpinWait();
-			}
-			this.time.advance(Duration.ofSeconds(2));
-			List<LoopbackClient.Response> responses = new ArrayList<>();
-			for (Future<LoopbackClient.Response> response : sent) {
-				responses.add(response.get(30, TimeUnit.SECONDS));
-			}
-			return responses;
-		}
-		finally {
-			clients.shutdownNow();
-		}
 	}
 
 	static boolean postgresAvailable() {

@@ -2,6 +2,8 @@ package dev.ratelimit.core.internal;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
 
@@ -47,6 +49,28 @@ public final class FailurePolicyDecisions {
 			long retry = Math.min(policy.window().toNanos(), MAX_DENY_RETRY_NANOS);
 			return new Decision(false, policy.limit(), 0, retry, policy.window().toNanos(), 0);
 		}).toList();
+	}
+
+	/**
+	 * Returns what a failure policy answers for a permit of a request in flight that the server did not grant or
+	 * refuse: {@code ALLOW} grants it untracked, {@code DENY} refuses it, {@code LOCAL} takes one of this
+	 * instance's share of the limit, {@code ceil(limit / instances)}, on the local store.
+	 * @param policy the failure policy
+	 * @param local the store that decides under {@code LOCAL}, from {@link #local}
+	 * @param instances how many instances share the limit
+	 * @param name the name of the limit
+	 * @param key who is limited
+	 * @param limit how many of the key's requests the fleet may have in flight at once
+	 * @return a stage completing with the permit
+	 */
+	public static CompletionStage<RateLimitStore.InFlight.Permit> inFlight(FailurePolicy policy,
+			RateLimitStore local, int instances, String name, String key, long limit) {
+		return switch (policy) {
+			case ALLOW -> CompletableFuture.completedFuture(RateLimitStore.InFlight.Permit.granted(0, () -> {
+			}));
+			case DENY -> CompletableFuture.completedFuture(RateLimitStore.InFlight.Permit.refused(0));
+			case LOCAL -> local.inFlight().orElseThrow().acquire(name, key, ceilDiv(limit, instances));
+		};
 	}
 
 	/**

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -186,6 +187,11 @@ final class BoundedCalls implements AutoCloseable {
 	/** Runs {@code task} on a worker, for a caller that must not wait for it. */
 	CompletableFuture<Void> runAsync(Runnable task) {
 		return CompletableFuture.runAsync(task, this.workers);
+	}
+
+	/** The workers, for a call whose caller must not wait for it. */
+	Executor workers() {
+		return this.workers;
 	}
 
 	@Override

@@ -22,7 +22,7 @@ final class ChangeNotifications implements AutoCloseable {
 	private static final System.Logger logger = System.getLogger(ChangeNotifications.class.getName());
 
 	/** How long one wait for notifications lasts, and so how long closing may take the thread to notice. */
-	private static final int WAIT_MILLIS = 500;
+	private static final int WAIT_MILLIS = 250;
 
 	private final DataSource dataSource;
 
@@ -34,19 +34,21 @@ final class ChangeNotifications implements AutoCloseable {
 
 	private final CountDownLatch closed = new CountDownLatch(1);
 
+	private final Thread thread;
+
 	private ChangeNotifications(DataSource dataSource, String channel, String prefix, Runnable changed) {
 		this.dataSource = dataSource;
 		this.channel = channel;
 		this.prefix = prefix;
 		this.changed = changed;
+		this.thread = new Thread(this::run, "ratelimit-jdbc-changes");
+		this.thread.setDaemon(true);
 	}
 
 	/** Starts listening on a daemon thread of its own. */
 	static ChangeNotifications start(DataSource dataSource, String channel, String prefix, Runnable changed) {
 		ChangeNotifications notifications = new ChangeNotifications(dataSource, channel, prefix, changed);
-		Thread thread = new Thread(notifications::run, "ratelimit-jdbc-changes");
-		thread.setDaemon(true);
-		thread.start();
+		notifications.thread.start();
 		return notifications;
 	}
 
@@ -92,11 +94,13 @@ final class ChangeNotifications implements AutoCloseable {
 			}
 			finally {
 				// the connection goes back to its pool, which must not hand it out still listening
-				try (Statement statement = connection.createStatement()) {
-					statement.execute("UNLISTEN " + this.channel);
-				}
-				catch (SQLException ex) {
-					// a broken connection, which its pool discards
+				if (!connection.isClosed()) {
+					try (Statement statement = connection.createStatement()) {
+						statement.execute("UNLISTEN " + this.channel);
+					}
+					catch (SQLException ex) {
+						// a broken connection, which its pool discards
+					}
 				}
 			}
 		}
@@ -115,10 +119,19 @@ final class ChangeNotifications implements AutoCloseable {
 		return false;
 	}
 
-	/** Stops listening within half a second, and gives the connection back. */
+	/**
+	 * Stops listening and gives the connection back, waiting for it a little longer than one wait for
+	 * notifications, so that the application's pool, which closes after the store, finds it back.
+	 */
 	@Override
 	public void close() {
 		this.closed.countDown();
+		try {
+			this.thread.join(4L * WAIT_MILLIS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 }

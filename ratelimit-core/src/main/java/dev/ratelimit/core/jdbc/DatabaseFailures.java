@@ -79,6 +79,22 @@ final class DatabaseFailures implements RateLimitStore.Failures {
 		return route(database, (failure) -> inspectByFailurePolicy(key, policy));
 	}
 
+	/**
+	 * Takes a permit of a request in flight in the database, or from the failure policy at once during an outage,
+	 * or once the database did not answer within the timeout.
+	 */
+	RateLimitStore.InFlight.Permit inFlight(String name, String key, long limit,
+			Call<RateLimitStore.InFlight.Permit> database) {
+		return route(database, (failure) -> {
+			this.log.failed(failure.kind, failure.getCause());
+			this.detector.failurePolicyDecided();
+			return FailurePolicyDecisions
+				.inFlight(this.policy, this.local, this.instances.getAsInt(), name, key, limit)
+				.toCompletableFuture()
+				.join();
+		});
+	}
+
 	private <T> T route(Call<T> database, Function<BoundedCalls.CallFailure, T> failurePolicy) {
 		OutageDetector.Route route = this.detector.route();
 		try {

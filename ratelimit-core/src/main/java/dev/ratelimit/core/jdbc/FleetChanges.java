@@ -177,7 +177,7 @@ final class FleetChanges implements RateLimitStore.SharedChanges, AutoCloseable 
 		}
 	}
 
-	/** Stops listening for the changes' notifications. */
+	/** Stops listening for the changes' notifications, and gives the listening connection back. */
 	@Override
 	public synchronized void close() {
 		this.closed = true;

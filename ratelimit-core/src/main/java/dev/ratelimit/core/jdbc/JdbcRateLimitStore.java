@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -43,9 +44,9 @@ import dev.ratelimit.core.internal.OutageDetector;
  * policy, so that stacks over the same keys never deadlock, then decides under those locks and writes the rows
  * back. It is therefore correct under {@code READ COMMITTED}, PostgreSQL's default, which the data source's
  * connections must keep: under {@code REPEATABLE READ} or {@code SERIALIZABLE}, a decision on a row that another
- * decision changed meanwhile fails with a serialization error instead of waiting for it. The functions make the same decisions as the
- * {@link dev.ratelimit.core.memory.InMemoryRateLimitStore in-memory store} and the Redis scripts, with the same
- * integer arithmetic; times in decisions are whole nanoseconds.
+ * decision changed meanwhile fails with a serialization error instead of waiting for it. The functions make the same
+ * decisions as the {@link dev.ratelimit.core.memory.InMemoryRateLimitStore in-memory store} and the Redis scripts, with
+ * the same integer arithmetic; times in decisions are whole nanoseconds.
  * <p>
  * Time comes from the database's {@code clock_timestamp()}, read once the rows are locked, so that instances with
  * skewed clocks agree, unless a {@link Builder#timeSource(TimeSource) time source} is set. Each row carries the
@@ -63,11 +64,11 @@ import dev.ratelimit.core.internal.OutageDetector;
  * outages through {@link #failures()}. Under {@link FailurePolicy#LOCAL} each instance admits its share of each
  * limit, {@code ceil(limit / n)} for the {@code n} instances that its heartbeat, about once a second in the
  * table's {@code _fleet} table, counts ({@link #fleet()}); {@link #close()} stops the heartbeat. The store
- * {@link #sharedChanges() shares} the runtime changes of policies with its fleet in the table's {@code _changes}
- * table; {@link #change a change} carries each key's permits over in the decision's own call. JDBC blocks, so {@link #decideAllAsync},
- * {@link #giveBackAsync} and {@link #inspectAsync} decide on the calling thread, as the port's defaults do, unless
- * the builder names an {@link Builder#executor(Executor) executor}: then they return at once and the executor's
- * thread waits for the database, as a reactive server's event loop must never do.
+ * {@link #sharedChanges() shares} the runtime changes of policies with its fleet in the table's {@code _changes} table;
+ * {@link #change a change} carries each key's permits over in the decision's own call. JDBC blocks, so {@link
+ * #decideAllAsync}, {@link #giveBackAsync} and {@link #inspectAsync} decide on the calling thread, as the port's
+ * defaults do, unless the builder names an {@link Builder#executor(Executor) executor}: then they return at once and
+ * the executor's thread waits for the database, as a reactive server's event loop must never do.
  */
 public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 
@@ -88,6 +89,8 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	private final FleetChanges sharedChanges;
 
+	private final DatabaseLeases inFlight;
+
 	private final @Nullable Executor executor;
 
 	private JdbcRateLimitStore(Builder builder) {
@@ -107,6 +110,9 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 		this.sharedChanges = new FleetChanges(this.bounded, this.failures, builder.dataSource, builder.tableName,
 				builder.keyPrefix);
 		this.fleet = new DatabaseFleet(this.calls, this.failures, this.sharedChanges, scheduler);
+		this.inFlight = new DatabaseLeases(this.bounded, this.calls, this.failures,
+				(builder.executor != null) ? builder.executor : this.bounded.workers(), scheduler, builder.tableName,
+				builder.keyPrefix, TimeUnit.NANOSECONDS.toMicros(builder.inFlightLease.toNanos()));
 		this.executor = builder.executor;
 	}
 
@@ -242,8 +248,9 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	/**
 	 * Deletes up to {@code max} rows of the store's key prefix whose keys are back to their full quota, skipping
-	 * the rows that a decision holds at that moment. Deleting such a row changes no decision: the next request of
-	 * its key is decided as the first of a key never seen, as it would have been.
+	 * the rows that a decision holds at that moment, and then the expired leases of requests in flight, which
+	 * their instance no longer renews. Deleting such a row changes no decision: the next request of its key is
+	 * decided as the first of a key never seen, as it would have been.
 	 * @param max how many rows to delete at most, so that one call stays short; call again while it returns
 	 * {@code max}
 	 * @return how many rows were deleted
@@ -315,6 +322,27 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 	/**
 	 * {@inheritDoc}
 	 * <p>
+	 * Each request in flight holds a lease in the table's {@code _leases} table, which this instance renews while
+	 * the request runs: the leases of an instance that dies expire within the
+	 * {@link Builder#inFlightLease(Duration) lease's life}. Calls on one key and name take turns on an advisory
+	 * lock, so that the fleet never holds more than the limit at once. A call runs on the
+	 * {@link Builder#executor(Executor) executor}, else on a thread of the store's, and one that the database does
+	 * not answer in time is decided by the failure policy: {@code ALLOW} grants the permit, {@code DENY} refuses
+	 * it, {@code LOCAL} takes one of this instance's share of the limit, {@code ceil(limit / instances)}.
+	 */
+	@Override
+	public Optional<InFlight> inFlight() {
+		return Optional.of(this.inFlight);
+	}
+
+	/** The leases of this instance's requests in flight, for the tests to renew them when they choose. */
+	DatabaseLeases inFlightLeases() {
+		return this.inFlight;
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
 	 * The changes of the store's key prefix, kept in the table's {@code _changes} table until removed, where
 	 * instances that start later read them. Each instance tells its listener at its next heartbeat, within about
 	 * a second, or at once when PostgreSQL's driver is on the class path: once a listener is set, the store holds a
@@ -332,6 +360,7 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 	 */
 	@Override
 	public void close() {
+		this.inFlight.close();
 		this.sharedChanges.close();
 		this.fleet.close();
 		this.bounded.close();
@@ -377,6 +406,8 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 		private final List<FailureListener> listeners = new ArrayList<>();
 
 		private @Nullable Executor executor;
+
+		private Duration inFlightLease = Duration.ofSeconds(30);
 
 		private Builder(DataSource dataSource) {
 			this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
@@ -478,6 +509,19 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 		 */
 		public Builder executor(Executor executor) {
 			this.executor = Objects.requireNonNull(executor, "executor must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets how long the lease of a request in flight lasts unless this instance renews it, which it does every
+		 * third of that while the request runs: the permits of an instance that dies holding them return within
+		 * it. 30 seconds by default.
+		 * @param lease the lease's life, at least a millisecond
+		 * @return this builder
+		 * @throws IllegalArgumentException if {@code lease} is shorter than a millisecond
+		 */
+		public Builder inFlightLease(Duration lease) {
+			this.inFlightLease = Durations.atLeastAMillisecond(lease, "inFlightLease");
 			return this;
 		}
 

@@ -51,6 +51,8 @@ final class StateCalls {
 
 	private final String deleteExpired;
 
+	private final String deleteExpiredLeases;
+
 	private final String heartbeat;
 
 	private final String leave;
@@ -68,6 +70,8 @@ final class StateCalls {
 		// rows a decision holds are skipped, and the lock checks the expiry again on the newest version of each
 		this.deleteExpired = "DELETE FROM " + table + " WHERE (key, policy) IN (SELECT key, policy FROM " + table
 				+ " WHERE expires_at <= " + table + "_now(?) AND starts_with(key, ?) LIMIT ? FOR UPDATE SKIP LOCKED)";
+		this.deleteExpiredLeases = "DELETE FROM " + table + "_leases WHERE ctid IN (SELECT ctid FROM " + table
+				+ "_leases WHERE expires_at <= " + table + "_now(?) AND starts_with(key, ?) LIMIT ? FOR UPDATE SKIP LOCKED)";
 		this.heartbeat = "SELECT " + table + "_heartbeat(?, ?), (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM "
 				+ table + "_version)";
 		this.leave = "DELETE FROM " + table + "_fleet WHERE member = ?";
@@ -243,13 +247,24 @@ final class StateCalls {
 		return update(this.resetAll, (connection, statement) -> statement.setString(1, this.prefix));
 	}
 
-	/** Deletes at most {@code max} states of the key prefix that are full again and in no decision's hands. */
+	/**
+	 * Deletes at most {@code max} states of the key prefix that are full again and in no decision's hands, then,
+	 * within the same count, expired leases of requests in flight.
+	 */
 	int deleteExpired(int max) {
 		Long now = nowMicros();
-		return update(this.deleteExpired, (connection, statement) -> {
+		int states = update(this.deleteExpired, (connection, statement) -> {
 			setNow(statement, 1, now);
 			statement.setString(2, this.prefix);
 			statement.setInt(3, max);
+		});
+		if (states == max) {
+			return states;
+		}
+		return states + update(this.deleteExpiredLeases, (connection, statement) -> {
+			setNow(statement, 1, now);
+			statement.setString(2, this.prefix);
+			statement.setInt(3, max - states);
 		});
 	}
 
@@ -280,7 +295,7 @@ final class StateCalls {
 	}
 
 	/** The time source's now in microseconds, or null for the database's clock. */
-	private @Nullable Long nowMicros() {
+	@Nullable Long nowMicros() {
 		return (this.timeSource != null) ? Math.floorDiv(this.timeSource.nanoTime(), 1000) : null;
 	}
 

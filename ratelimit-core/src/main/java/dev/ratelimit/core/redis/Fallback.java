@@ -3,7 +3,6 @@ package dev.ratelimit.core.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
@@ -52,14 +51,7 @@ final class Fallback {
 	 * refuses it, {@code LOCAL} takes one of this instance's share of the limit, {@code ceil(limit / instances)}.
 	 */
 	CompletionStage<RateLimitStore.InFlight.Permit> inFlight(String name, String key, long limit) {
-		return switch (this.policy) {
-			case ALLOW -> CompletableFuture.completedFuture(RateLimitStore.InFlight.Permit.granted(0, () -> {
-			}));
-			case DENY -> CompletableFuture.completedFuture(RateLimitStore.InFlight.Permit.refused(0));
-			case LOCAL -> this.local.inFlight()
-				.orElseThrow()
-				.acquire(name, key, FailurePolicyDecisions.ceilDiv(limit, this.instances.getAsInt()));
-		};
+		return FailurePolicyDecisions.inFlight(this.policy, this.local, this.instances.getAsInt(), name, key, limit);
 	}
 
 	FailurePolicy policy() {

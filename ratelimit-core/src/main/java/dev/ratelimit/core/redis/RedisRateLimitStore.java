@@ -437,10 +437,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 * @return this builder
 		 */
 		public Builder inFlightLease(Duration lease) {
-			if (lease.compareTo(Duration.ofMillis(1)) < 0) {
-				throw new IllegalArgumentException("inFlightLease must be at least 1 ms, was " + lease);
-			}
-			this.inFlightLease = lease;
+			this.inFlightLease = Durations.atLeastAMillisecond(lease, "inFlightLease");
 			return this;
 		}
 

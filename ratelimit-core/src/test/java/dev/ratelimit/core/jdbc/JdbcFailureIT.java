@@ -33,10 +33,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Each way PostgreSQL fails a store, under each failure policy, on a cluster of this class's own: the server
- * stopped, its processes frozen ({@code SIGSTOP}), a statement stuck behind a lock, a pool with no connection
- * free, and a database that turned read-only. Every request is answered within the timeout and a margin, as the failure policy says; the store
- * reports the outage, writes one stack trace at most, and decides in the database again by itself soon after it
- * answers.
+ * stopped, its processes frozen ({@code SIGSTOP}), a statement stuck behind a lock, a pool with no connection free, and
+ * a database that turned read-only. Every request is answered within the timeout and a margin, as the failure policy
+ * says; the store reports the outage, writes one stack trace at most, and decides in the database again by itself soon
+ * after it answers.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JdbcFailureIT {

@@ -166,6 +166,7 @@ class JdbcRateLimitStoreTests {
 		}
 	}
 
-	private static final RateLimitPolicy POLICY = RateLimitPolicy.of("p", dev.ratelimit.core.Algorithm.TOKEN_BUCKET, 5, Duration.ofMinutes(1));
+	private static final RateLimitPolicy POLICY = RateLimitPolicy.of("p", dev.ratelimit.core.Algorithm.TOKEN_BUCKET, 5,
+			Duration.ofMinutes(1));
 
 }

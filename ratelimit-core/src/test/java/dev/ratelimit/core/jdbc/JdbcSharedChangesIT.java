@@ -138,7 +138,8 @@ class JdbcSharedChangesIT {
 	 * what the other threads told.
 	 * @return every line told meanwhile
 	 */
-	private static List<String> awaitTold(BlockingQueue<String> told, String thread, String read) throws InterruptedException {
+	private static List<String> awaitTold(BlockingQueue<String> told, String thread, String read)
+			throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 		List<String> lines = new ArrayList<>();
 		for (String line = told.poll(10, TimeUnit.SECONDS); line != null;

@@ -37,12 +37,6 @@ class JdbcStoreContractIT extends StoreContractTests {
 		return this.stores.track(TestStores.create(this.postgres.dataSource(), "contract_state", clock));
 	}
 
-	/** The store keeps no limits in flight yet, and says so. */
-	@Override
-	protected boolean keepsLimitsInFlight() {
-		return false;
-	}
-
 	/** A tenth of the repetitions on Redis: every decision on one hot row waits for the one before it. */
 	@Override
 	protected int concurrencyRepetitions() {

@@ -89,6 +89,12 @@ class JdbcStoreConfiguration {
 			throw invalid("ratelimit.jdbc.timeout", ex.getMessage());
 		}
 		builder.failurePolicy(jdbc.getFailurePolicy());
+		try {
+			builder.inFlightLease(jdbc.getInFlightLease());
+		}
+		catch (IllegalArgumentException | NullPointerException ex) {
+			throw invalid("ratelimit.jdbc.in-flight-lease", ex.getMessage());
+		}
 		if (timeSource instanceof ManualTimeSource manual) {
 			// the test kit's clock: a test moves it, so the database's own must not decide
 			CallersClock clock = new CallersClock(manual);

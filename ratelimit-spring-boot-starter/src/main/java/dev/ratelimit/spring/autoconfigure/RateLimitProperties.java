@@ -259,6 +259,13 @@ public class RateLimitProperties {
 		 */
 		private FailurePolicy failurePolicy = FailurePolicy.LOCAL;
 
+		/**
+		 * How long a request in flight holds its lease in the database unless the instance renews it, which it
+		 * does every third of that while the request runs: the permits of an instance that dies return this long
+		 * after its last renewal.
+		 */
+		private Duration inFlightLease = Duration.ofSeconds(30);
+
 		public String getTableName() {
 			return this.tableName;
 		}
@@ -305,6 +312,14 @@ public class RateLimitProperties {
 
 		public void setFailurePolicy(FailurePolicy failurePolicy) {
 			this.failurePolicy = failurePolicy;
+		}
+
+		public Duration getInFlightLease() {
+			return this.inFlightLease;
+		}
+
+		public void setInFlightLease(Duration inFlightLease) {
+			this.inFlightLease = inFlightLease;
 		}
 
 	}

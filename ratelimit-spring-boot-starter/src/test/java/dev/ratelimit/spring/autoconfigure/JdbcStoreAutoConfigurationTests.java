@@ -168,12 +168,16 @@ class JdbcStoreAutoConfigurationTests {
 	}
 
 	@Test
-	void warnsThatItDoesNotLimitRequestsInFlight(CapturedOutput output) {
+	void keepsTheLimitsInFlightOfItsLeasesAsTheyAreConfigured(CapturedOutput output) {
 		this.runner.withPropertyValues("ratelimit.store=jdbc", POSTGRES_URL)
 			.withUserConfiguration(ReportController.class)
-			.run((context) -> assertThat(context).hasNotFailed());
-		assertThat(output).contains("Rate limits [reports] declare a concurrency, but JdbcRateLimitStore keeps no "
-				+ "limits in flight: their requests in flight are not limited, only their rates");
+			.run((context) -> assertThat(context.getBean(RateLimitStore.class).inFlight()).isPresent());
+		assertThat(output).doesNotContain("declare a concurrency");
+		this.runner.withPropertyValues("ratelimit.store=jdbc", POSTGRES_URL, "ratelimit.jdbc.in-flight-lease=0s")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.hasMessageStartingWith("Invalid ratelimit.jdbc.in-flight-lease: inFlightLease must be at least 1 ms"));
 	}
 
 	@Test

@@ -64,7 +64,7 @@ class JdbcStoreServerIT {
 		assertThat(inPostgres.get(3).headers().firstValue("Retry-After")).hasValue("1200");
 		assertThat(inPostgres.get(3).headers().firstValue("Content-Type")).hasValue("application/problem+json");
 		assertThat(this.postgres.queryForLong(
-				"SELECT count(*) FROM ratelimit_state WHERE key LIKE '" + prefix + "%'")).isEqualTo(1);
+				"SELECT count(*) FROM ratelimit_state WHERE key LIKE '" + prefix + "ip:%'")).isEqualTo(1);
 	}
 
 	@Test
