@@ -7,7 +7,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -27,12 +26,13 @@ import org.openjdk.jmh.infra.ThreadParams;
  * connections, on one key or over 10k keys: ours with GCRA and with the token bucket, and Bucket4j's PostgreSQL
  * backend on each of its two managers (see {@link PostgresContender}), under the ALLOWED load.
  * <p>
- * JMH samples the time of calls ({@link Mode#SampleTime}), which gives their percentiles, and {@link Decisions}
- * counts every call, which gives the decisions per second. Over 10k keys each caller walks its own part of a
+ * Every benchmark runs twice, each time in a fork of its own: once for the decisions per second
+ * ({@link Mode#Throughput}) and once for the percentiles of the time a decision takes, JMH timing the calls
+ * ({@link Mode#SampleTime}). Over 10k keys each caller walks its own part of a
  * pre-generated Zipf stream, and every key has been asked once before measurement starts, so that no measured
  * call creates a row. A run in which our store decided without the database even once fails.
  */
-@BenchmarkMode(Mode.SampleTime)
+@BenchmarkMode({ Mode.Throughput, Mode.SampleTime })
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @State(Scope.Benchmark)
 public class PostgresBenchmark {
@@ -98,20 +98,20 @@ public class PostgresBenchmark {
 
 	@Benchmark
 	@Threads(1)
-	public boolean oneThread(Cursor cursor, Decisions decisions, Outcomes outcomes) {
-		return outcomes.count(decisions.count(this.opened.limiter.tryAcquire(cursor.next(this.stream))));
+	public boolean oneThread(Cursor cursor, Outcomes outcomes) {
+		return outcomes.count(this.opened.limiter.tryAcquire(cursor.next(this.stream)));
 	}
 
 	@Benchmark
 	@Threads(16)
-	public boolean sixteenThreads(Cursor cursor, Decisions decisions, Outcomes outcomes) {
-		return outcomes.count(decisions.count(this.opened.limiter.tryAcquire(cursor.next(this.stream))));
+	public boolean sixteenThreads(Cursor cursor, Outcomes outcomes) {
+		return outcomes.count(this.opened.limiter.tryAcquire(cursor.next(this.stream)));
 	}
 
 	@Benchmark
 	@Threads(64)
-	public boolean sixtyFourThreads(Cursor cursor, Decisions decisions, Outcomes outcomes) {
-		return outcomes.count(decisions.count(this.opened.limiter.tryAcquire(cursor.next(this.stream))));
+	public boolean sixtyFourThreads(Cursor cursor, Outcomes outcomes) {
+		return outcomes.count(this.opened.limiter.tryAcquire(cursor.next(this.stream)));
 	}
 
 	/** Where one caller is in the stream; callers start evenly apart in it. */
@@ -127,29 +127,6 @@ public class PostgresBenchmark {
 
 		String next(String[] stream) {
 			return stream[this.next++ & (stream.length - 1)];
-		}
-
-	}
-
-	/**
-	 * Counts every call per thread, reported by JMH as a rate beside the sampled times: the decisions per second of
-	 * the whole iteration.
-	 */
-	@State(Scope.Thread)
-	@AuxCounters(AuxCounters.Type.OPERATIONS)
-	public static class Decisions {
-
-		/** Calls answered in this iteration; public so that JMH reports it. */
-		public long decisions;
-
-		@Setup(Level.Iteration)
-		public void reset() {
-			this.decisions = 0;
-		}
-
-		boolean count(boolean allowed) {
-			this.decisions++;
-			return allowed;
 		}
 
 	}
