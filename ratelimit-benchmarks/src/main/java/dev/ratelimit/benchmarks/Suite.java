@@ -19,7 +19,7 @@ import java.util.function.Predicate;
  * Runs the benchmark suite and writes its results, with ratios against the peers measured in the same run, as
  * a markdown report.
  * <p>
- * Usage: {@code java -jar benchmarks.jar [quick|full] [--out DIR] [--only memory,footprint,redis,http]
+ * Usage: {@code java -jar benchmarks.jar [quick|full] [--out DIR] [--only memory,footprint,redis,postgres,http]
  * [--wait-quiet SECONDS] [--busy-ok]}, or {@code --help}. The quick mode runs a subset with short iterations in a
  * few minutes; the full mode runs everything.
  * <p>
@@ -35,15 +35,17 @@ public final class Suite {
 			  quick            a subset with short iterations, in a few minutes (the default)
 			  full             everything, three rounds
 			  --out DIR        where results.md and the raw results go (ratelimit-benchmarks/target/results)
-			  --only SECTIONS  a comma-separated subset of memory,footprint,redis,http (all by default)
+			  --only SECTIONS  a comma-separated subset of memory,footprint,redis,postgres,http (all by default)
 			  --wait-quiet S   how long to wait for the 1-minute load average to fall to %.1f per core (%d)
 			  --busy-ok        run even if it does not, and mark the report as measured on a busy machine
 			  --help, -h       this text
 			A run on a busy machine is refused with exit code 3, as its ratios would not compare.
-			The redis section starts a redis-server from the PATH, the http section runs wrk from the PATH.""",
+			The redis section starts a redis-server from the PATH, the postgres section a PostgreSQL cluster
+			(initdb and pg_ctl from the PATH or /usr/lib/postgresql) unless POSTGRES_URL names a database on
+			this machine, and the http section runs wrk from the PATH.""",
 			Machine.QUIET_PER_CORE, Options.WAIT_QUIET.toSeconds());
 
-	private static final List<String> SECTIONS = List.of("memory", "footprint", "redis", "http");
+	private static final List<String> SECTIONS = List.of("memory", "footprint", "redis", "postgres", "http");
 
 	private static final Duration LOAD_READINGS = Duration.ofSeconds(5);
 
@@ -70,6 +72,10 @@ public final class Suite {
 		Path out = options.out();
 		Set<String> sections = options.sections();
 		List<String> missing = missingTools(sections, Suite::onPath);
+		if (sections.contains("postgres") && !PostgresServer.available()) {
+			missing.add("the postgres section needs POSTGRES_URL, or initdb and pg_ctl on the PATH or in "
+					+ "/usr/lib/postgresql/<version>/bin");
+		}
 		if (!missing.isEmpty()) {
 			System.err.println("error: " + String.join("; ", missing) + ": install them, or leave their sections out "
 					+ "with --only");
@@ -99,6 +105,10 @@ public final class Suite {
 			if (sections.contains("redis")) {
 				report.begin();
 				new RedisSection(mode, out).run(report);
+			}
+			if (sections.contains("postgres")) {
+				report.begin();
+				new PostgresSection(mode, out).run(report);
 			}
 			if (sections.contains("http")) {
 				report.begin();

@@ -19,7 +19,7 @@ class SuiteTests {
 	void runsTheQuickSuiteOfEverySectionByDefault() {
 		Suite.Options options = Suite.Options.parse(new String[0]);
 		assertThat(options.mode()).isEqualTo(Suite.Mode.QUICK);
-		assertThat(options.sections()).containsExactly("memory", "footprint", "redis", "http");
+		assertThat(options.sections()).containsExactly("memory", "footprint", "redis", "postgres", "http");
 		assertThat(options.out()).isEqualTo(Path.of("ratelimit-benchmarks", "target", "results"));
 		assertThat(options.waitQuiet()).isEqualTo(Duration.ofMinutes(3));
 		assertThat(options.busyOk()).isFalse();
@@ -66,7 +66,7 @@ class SuiteTests {
 	void rejectsAnUnknownSection() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> Suite.Options.parse(new String[] { "--only", "memory,disk" }))
-			.withMessage("unknown section 'disk' in --only, expected some of [memory, footprint, redis, http]");
+			.withMessage("unknown section 'disk' in --only, expected some of [memory, footprint, redis, postgres, http]");
 	}
 
 	@Test
