@@ -27,8 +27,12 @@ final class JdbcStoreThreads implements DisposableBean {
 	/** Rows deleted by one call, so that a call holds its locks briefly. */
 	static final int CLEANUP_BATCH = 1000;
 
-	/** Calls in one round, so that a round ends even while rows expire faster than it deletes them. */
-	static final int CLEANUP_CALLS_PER_ROUND = 10;
+	/**
+	 * The longest one round deletes for, as a share of the interval: a round goes on while each call deletes a
+	 * whole batch, so that it keeps up with keys turning idle as fast as hostile clients make new ones, and still
+	 * ends, leaving the database the rest of the interval, when rows turn idle faster than it deletes them.
+	 */
+	static final double CLEANUP_SHARE_OF_INTERVAL = 0.5;
 
 	/** Calls waiting for a thread, per thread, beyond which a call fails its decision instead of queueing. */
 	static final int QUEUED_PER_THREAD = 100;
@@ -92,15 +96,16 @@ final class JdbcStoreThreads implements DisposableBean {
 		factory.setDaemon(true);
 		this.cleanup = new ScheduledThreadPoolExecutor(1, factory);
 		long millis = interval.toMillis();
-		this.cleanup.scheduleWithFixedDelay(() -> cleanUp(store), millis, millis, TimeUnit.MILLISECONDS);
+		long budget = (long) (interval.toNanos() * CLEANUP_SHARE_OF_INTERVAL);
+		this.cleanup.scheduleWithFixedDelay(() -> cleanUp(store, budget), millis, millis, TimeUnit.MILLISECONDS);
 	}
 
-	static void cleanUp(JdbcRateLimitStore store) {
+	/** Deletes idle rows a batch at a time while whole batches come back, for at most {@code budgetNanos}. */
+	static void cleanUp(JdbcRateLimitStore store, long budgetNanos) {
+		long start = System.nanoTime();
 		try {
-			for (int call = 0; call < CLEANUP_CALLS_PER_ROUND; call++) {
-				if (store.deleteExpired(CLEANUP_BATCH) < CLEANUP_BATCH) {
-					return;
-				}
+			while (store.deleteExpired(CLEANUP_BATCH) == CLEANUP_BATCH && System.nanoTime() - start < budgetNanos) {
+				// the next batch: rows still turn idle faster than this round has deleted them
 			}
 		}
 		catch (RuntimeException ex) {

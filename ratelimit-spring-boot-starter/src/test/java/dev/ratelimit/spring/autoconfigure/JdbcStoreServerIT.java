@@ -99,6 +99,22 @@ class JdbcStoreServerIT {
 		}
 	}
 
+	@Test
+	void deletesInOneRoundTheIdleRowsOfMoreHostileKeysThanOneBatch() {
+		String prefix = "jdbc-cleanup-" + System.nanoTime() + ":";
+		try (JdbcRateLimitStore store = JdbcRateLimitStore.builder(this.postgres.dataSource())
+			.keyPrefix(prefix)
+			.build()) {
+			int idle = 25 * JdbcStoreThreads.CLEANUP_BATCH + 1;
+			// keys seen once, long full again: as a client that sends every request under a new key leaves them
+			this.postgres.execute("INSERT INTO ratelimit_state (key, policy, expires_at) SELECT '" + prefix
+					+ "' || i, 'limited', 0 FROM generate_series(1, " + idle + ") AS i");
+			JdbcStoreThreads.cleanUp(store, Duration.ofMinutes(1).toNanos());
+			assertThat(this.postgres.queryForLong(
+					"SELECT count(*) FROM ratelimit_state WHERE starts_with(key, '" + prefix + "')")).isZero();
+		}
+	}
+
 	/** Waits up to 10 s for the application to apply a limit of {@code limit} to the policy. */
 	private static void awaitLimit(ConfigurableApplicationContext context, long limit) {
 		PolicyChanges changes = context.getBean(PolicyChanges.class);
