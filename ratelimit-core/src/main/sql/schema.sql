@@ -42,15 +42,16 @@ BEGIN
 END
 $index$;
 
--- floor(a / b), exactly
+-- floor(a / b), exactly. Not STRICT, nor is ceil below, so that PostgreSQL inlines them into the expressions that
+-- call them rather than running a query per call: a null argument still gives null.
 CREATE OR REPLACE FUNCTION ${table}_fdiv(a numeric, b numeric) RETURNS numeric
-LANGUAGE sql IMMUTABLE STRICT AS $$
+LANGUAGE sql IMMUTABLE AS $$
 	SELECT CASE WHEN mod(a, b) <> 0 AND (a < 0) <> (b < 0) THEN div(a, b) - 1 ELSE div(a, b) END
 $$;
 
 -- ceil(a / b), exactly
 CREATE OR REPLACE FUNCTION ${table}_cdiv(a numeric, b numeric) RETURNS numeric
-LANGUAGE sql IMMUTABLE STRICT AS $$
+LANGUAGE sql IMMUTABLE AS $$
 	SELECT -${table}_fdiv(-a, b)
 $$;
 
@@ -366,12 +367,11 @@ BEGIN
 	FOR pair IN SELECT u.k, u.p, u.c, u.n FROM unnest(keys, policies, creates) WITH ORDINALITY AS u(k, p, c, n)
 			ORDER BY u.k COLLATE "C", u.p COLLATE "C" LOOP
 		LOOP
-			IF pair.c THEN
-				INSERT INTO ${table} (key, policy, expires_at) VALUES (pair.k, pair.p, 0) ON CONFLICT DO NOTHING;
-			END IF;
 			SELECT * INTO found_row FROM ${table} t WHERE t.key = pair.k AND t.policy = pair.p FOR UPDATE;
-			-- a row deleted as expired between the two statements is created again
 			EXIT WHEN FOUND OR NOT pair.c;
+			-- waits for a decision creating the same row, and then leaves it; a row deleted as expired before the
+			-- next statement is created again
+			INSERT INTO ${table} (key, policy, expires_at) VALUES (pair.k, pair.p, 0) ON CONFLICT DO NOTHING;
 		END LOOP;
 		IF FOUND THEN
 			locked[pair.n] := found_row;
@@ -381,13 +381,16 @@ BEGIN
 END
 $$;
 
--- Writes a row back as a decision left it.
+-- Writes a row back as a decision left it. In PL/pgSQL, whose plan a session keeps, where an SQL function's
+-- statement would be planned again at every call.
 CREATE OR REPLACE FUNCTION ${table}_write(s ${table}) RETURNS void
-LANGUAGE sql AS $$
+LANGUAGE plpgsql AS $$
+BEGIN
 	UPDATE ${table} t SET algorithm = s.algorithm, instant = s.instant, ticks = s.ticks, counts = s.counts,
 		reserved = s.reserved, penalty_until = s.penalty_until,
 		expires_at = greatest(s.expires_at, coalesce(s.penalty_until, s.expires_at))
-	WHERE t.key = s.key AND t.policy = s.policy
+	WHERE t.key = s.key AND t.policy = s.policy;
+END
 $$;
 
 -- Decides one request under several limits at once, all or nothing: limit i is the policy whose state is
