@@ -424,9 +424,13 @@ DECLARE
 	carried numeric;
 	admits numeric;
 BEGIN
-	rows_ := ${table}_lock(keys || ARRAY(SELECT keys[u.i] FROM unnest(from_limits) WITH ORDINALITY AS u(i, o)
-			ORDER BY u.o),
-		policies || from_policies, array_fill(true, ARRAY[n]) || array_fill(false, ARRAY[m]));
+	IF m = 0 THEN
+		rows_ := ${table}_lock(keys, policies, array_fill(true, ARRAY[n]));
+	ELSE
+		rows_ := ${table}_lock(keys || ARRAY(SELECT keys[u.i] FROM unnest(from_limits) WITH ORDINALITY AS u(i, o)
+				ORDER BY u.o),
+			policies || from_policies, array_fill(true, ARRAY[n]) || array_fill(false, ARRAY[m]));
+	END IF;
 	-- read after the locks, so that no decision on a row is earlier than the one before it
 	now_us := ${table}_now(given_now);
 	FOR i IN 1 .. n LOOP
