@@ -12,13 +12,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import dev.ratelimit.core.RateLimitStore.InFlight.Permit;
+import dev.ratelimit.core.testing.InFlightStress;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
@@ -400,32 +400,8 @@ public abstract class StoreContractTests {
 		@Test
 		void neverGrantsMoreThanTheLimitToManyThreadsAtOnce() throws Exception {
 			RateLimitStore.InFlight inFlight = createStore(new ManualTimeSource()).inFlight().orElseThrow();
-			AtomicInteger holding = new AtomicInteger();
-			AtomicInteger most = new AtomicInteger();
-			AtomicInteger granted = new AtomicInteger();
-			CountDownLatch start = new CountDownLatch(1);
-			List<Future<?>> threads = new ArrayList<>();
-			for (int t = 0; t < ATTEMPTS; t++) {
-				threads.add(StoreContractTests.this.threads.submit(() -> {
-					start.await();
-					for (int i = 0; i < 20; i++) {
-						Permit permit = acquire(inFlight, "hot", 5);
-						if (permit.granted()) {
-							granted.incrementAndGet();
-							most.accumulateAndGet(holding.incrementAndGet(), Math::max);
-							holding.decrementAndGet();
-							permit.release();
-						}
-					}
-					return null;
-				}));
-			}
-			start.countDown();
-			for (Future<?> thread : threads) {
-				thread.get(30, TimeUnit.SECONDS);
-			}
-			assertThat(most.get()).as("permits held at once").isBetween(1, 5);
-			assertThat(granted.get()).as("permits granted").isPositive();
+			assertThat(InFlightStress.mostHeldAtOnce(List.of(inFlight), ATTEMPTS, 20, 5)).as("permits held at once")
+				.isBetween(1, 5);
 		}
 
 		@Test

@@ -3,13 +3,8 @@ package dev.ratelimit.core.jdbc;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,6 +14,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStore.InFlight.Permit;
+import dev.ratelimit.core.testing.InFlightStress;
 import dev.ratelimit.core.testing.PostgresExtension;
 import dev.ratelimit.core.testing.TestPostgres;
 
@@ -105,39 +101,10 @@ class JdbcInFlightIT {
 	@Test
 	void neverHoldsMoreThanTheLimitAcrossTheFleet() throws Exception {
 		List<JdbcRateLimitStore> fleet = List.of(store("fleet"), store("fleet"), store("fleet"));
-		AtomicInteger holding = new AtomicInteger();
-		AtomicInteger most = new AtomicInteger();
-		AtomicInteger granted = new AtomicInteger();
-		ExecutorService threads = Executors.newFixedThreadPool(30);
-		try {
-			CountDownLatch start = new CountDownLatch(1);
-			List<Future<?>> senders = new ArrayList<>();
-			for (int t = 0; t < 30; t++) {
-				JdbcRateLimitStore instance = fleet.get(t % fleet.size());
-				senders.add(threads.submit(() -> {
-					start.await();
-					for (int i = 0; i < 10; i++) {
-						Permit permit = acquire(instance, 4);
-						if (permit.granted()) {
-							granted.incrementAndGet();
-							most.accumulateAndGet(holding.incrementAndGet(), Math::max);
-							holding.decrementAndGet();
-							permit.release();
-						}
-					}
-					return null;
-				}));
-			}
-			start.countDown();
-			for (Future<?> sender : senders) {
-				sender.get(60, TimeUnit.SECONDS);
-			}
-		}
-		finally {
-			threads.shutdownNow();
-		}
-		assertThat(most.get()).as("requests in flight at once").isBetween(1, 4);
-		assertThat(granted.get()).as("permits granted").isPositive();
+		assertThat(InFlightStress.mostHeldAtOnce(fleet.stream().map((store) -> store.inFlight().orElseThrow()).toList(),
+				30, 10, 4))
+			.as("requests in flight at once")
+			.isBetween(1, 4);
 		assertThat(fleet.get(0).failures().orElseThrow().status().decisions()).as("decided by the failure policy")
 			.isZero();
 	}

@@ -3,17 +3,12 @@ package dev.ratelimit.core.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.core.ManualTimeSource;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStore.InFlight.Permit;
+import dev.ratelimit.core.testing.InFlightStress;
 import dev.ratelimit.core.testing.LettuceScriptExecutor;
 import dev.ratelimit.core.testing.OpenStores;
 import dev.ratelimit.core.testing.RedisExtension;
@@ -84,36 +79,10 @@ class RedisInFlightIT {
 	@Test
 	void neverHoldsMoreThanTheLimitAcrossTheFleet(TestRedis redis) throws Exception {
 		List<RedisRateLimitStore> fleet = List.of(store(redis, "fleet"), store(redis, "fleet"), store(redis, "fleet"));
-		AtomicInteger holding = new AtomicInteger();
-		AtomicInteger most = new AtomicInteger();
-		ExecutorService threads = Executors.newFixedThreadPool(30);
-		try {
-			CountDownLatch start = new CountDownLatch(1);
-			List<Future<?>> senders = new ArrayList<>();
-			for (int t = 0; t < 30; t++) {
-				RedisRateLimitStore instance = fleet.get(t % fleet.size());
-				senders.add(threads.submit(() -> {
-					start.await();
-					for (int i = 0; i < 50; i++) {
-						Permit permit = acquire(instance, 4);
-						if (permit.granted()) {
-							most.accumulateAndGet(holding.incrementAndGet(), Math::max);
-							holding.decrementAndGet();
-							permit.release();
-						}
-					}
-					return null;
-				}));
-			}
-			start.countDown();
-			for (Future<?> sender : senders) {
-				sender.get(60, TimeUnit.SECONDS);
-			}
-		}
-		finally {
-			threads.shutdownNow();
-		}
-		assertThat(most.get()).as("requests in flight at once").isBetween(1, 4);
+		assertThat(InFlightStress.mostHeldAtOnce(fleet.stream().map((store) -> store.inFlight().orElseThrow()).toList(),
+				30, 50, 4))
+			.as("requests in flight at once")
+			.isBetween(1, 4);
 	}
 
 	private RedisRateLimitStore store(TestRedis redis, String name) {
