@@ -176,12 +176,14 @@ public final class StressScenario implements AutoCloseable {
 		}
 		finally {
 			busy.set(false);
+			// back before the instances leave the fleet: each leave waits the maximum wait for a Redis that is gone,
+			// one instance after the other, which is no part of the burst
+			if (fault == Fault.KILLED) {
+				this.server.restart();
+			}
 			stores.forEach(RedisRateLimitStore::close);
 			if (fault == Fault.BUSY_HOST) {
 				executors.forEach(FleetScenario.Client::close);
-			}
-			if (fault == Fault.KILLED) {
-				this.server.restart();
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -16,6 +17,7 @@ import java.util.stream.Stream;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,10 +45,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The fault matrix: every fault, on both of the starter's clients, under each failure policy, for a fleet of
- * three instances sharing a Redis of its own. Each case sends traffic before, during and after the fault and
- * checks what the store promises: no request waits longer than the maximum wait and 50 ms; Redis admits no
- * more than its exact limit, and under {@code LOCAL} the fleet as a whole, Redis included, no more than
- * {@code limit + instances - 1} (a Redis restarted empty forgets what it admitted, and admits its limit again);
+ * three instances sharing one Redis, which each case finds as a new server would be: empty, its statistics and
+ * scripts reset, healthy, and reached directly or through a proxy that forwards on time. Each case sends traffic
+ * before, during and after the fault and checks what the store promises: no request waits longer than the maximum
+ * wait and 50 ms; Redis admits no more than its exact limit, and under {@code LOCAL} the fleet as a whole, Redis
+ * included, no more than {@code limit + instances - 1} (a Redis restarted empty forgets what it admitted, and admits its limit again);
  * {@code ALLOW} and {@code DENY} decide as they say; no call runs in Redis after the store gave up on it (Redis
  * writes exactly once per permit it granted, and under {@code LOCAL} once per instance and policy to be told what
  * the failure policy admitted);
@@ -91,6 +94,14 @@ class RedisFaultMatrixIT {
 	private final List<String> rows = new ArrayList<>();
 
 	private boolean coldPathTaken;
+
+	/** The Redis that every case breaks and heals, started by the first case. */
+	private @Nullable RedisServerProcess server;
+
+	private @Nullable DelayingProxy proxy;
+
+	/** Reads the server's statistics over a connection of each reading's own. */
+	private @Nullable RedisClient statistics;
 
 	enum Client {
 
@@ -139,6 +150,19 @@ class RedisFaultMatrixIT {
 	}
 
 	@AfterAll
+	void stopRedis() {
+		if (this.statistics != null) {
+			this.statistics.shutdown();
+		}
+		if (this.proxy != null) {
+			this.proxy.close();
+		}
+		if (this.server != null) {
+			this.server.close();
+		}
+	}
+
+	@AfterAll
 	void printMatrix() {
 		System.out.println("| fault | client | failure policy | requests | by the failure policy"
 				+ " | limited: allowed by Redis | limited: allowed / denied by the failure policy"
@@ -154,23 +178,23 @@ class RedisFaultMatrixIT {
 		if (!RedisServerProcess.isAvailable()) {
 			TestRedis.skipOrFail("there is no redis-server on the PATH to break");
 		}
-		try (RedisServerProcess server = RedisServerProcess.start();
-				DelayingProxy proxy = DelayingProxy.start(server.port());
-				LogRecorder log = LogRecorder.record(RedisRateLimitStore.class.getName());
+		RedisServerProcess server = redis();
+		DelayingProxy proxy = Objects.requireNonNull(this.proxy);
+		try (LogRecorder log = LogRecorder.record(RedisRateLimitStore.class.getName());
 				Fleet fleet = new Fleet(client, (fault == Fault.LATE_REPLIES) ? proxy.port() : server.port(),
 						(fault == Fault.POOL_EXHAUSTED) ? 2 : 64, failurePolicy)) {
 			fleet.warmUp();
 			Traffic before = fleet.send((fault == Fault.POOL_EXHAUSTED) ? 64 : THREADS, Duration.ofMillis(200));
-			long writesBefore = writes(server);
+			long writesBefore = writes();
 
 			breakRedis(fault, server, proxy);
 			Traffic during = fleet.send((fault == Fault.POOL_EXHAUSTED) ? 64 : THREADS, FAULT);
 			long healed = heal(fault, server, proxy);
-			long writesAtHeal = (fault == Fault.KILLED) ? 0 : writes(server);
+			long writesAtHeal = (fault == Fault.KILLED) ? 0 : writes();
 			Traffic after = fleet.sendUntilRedisDecides(healed, RECOVERY.multipliedBy(3));
 			// quiet: nothing the store gave up on may run now
 			Thread.sleep(300);
-			long writesAfter = writes(server);
+			long writesAfter = writes();
 
 			List<Traffic> all = List.of(before, during, after);
 			long allowedByRedis = all.stream().mapToLong((traffic) -> traffic.allowedByRedis.get()).sum();
@@ -218,6 +242,35 @@ class RedisFaultMatrixIT {
 		}
 	}
 
+	/**
+	 * The Redis of the matrix as a case expects to find it, as new: running, forwarded to on time, empty, without
+	 * scripts, its statistics reset and no client held by a pause that a case began.
+	 */
+	private RedisServerProcess redis() {
+		if (this.server == null) {
+			this.server = RedisServerProcess.start();
+			this.proxy = DelayingProxy.start(this.server.port());
+			this.statistics = RedisClient.create(this.server.uri());
+		}
+		RedisServerProcess server = this.server;
+		// a case that failed may not have healed what it broke
+		server.restart();
+		server.resume();
+		server.promote();
+		server.configSet("maxmemory", "0");
+		expect(server, "+OK", "CLIENT", "UNPAUSE");
+		expect(server, "+OK", "FLUSHALL");
+		expect(server, "+OK", "SCRIPT", "FLUSH");
+		expect(server, "+OK", "CONFIG", "RESETSTAT");
+		Objects.requireNonNull(this.proxy).resume();
+		this.proxy.dropConnections();
+		return server;
+	}
+
+	private static void expect(RedisServerProcess server, String reply, String... command) {
+		assertThat(server.command(command)).as(String.join(" ", command)).isEqualTo(reply);
+	}
+
 	private static void breakRedis(Fault fault, RedisServerProcess server, DelayingProxy proxy) {
 		switch (fault) {
 			case LATE_REPLIES -> proxy.delayReplies(Duration.ofMillis(150));
@@ -250,9 +303,8 @@ class RedisFaultMatrixIT {
 		return System.nanoTime();
 	}
 
-	private static long writes(RedisServerProcess server) {
-		try (RedisClient client = RedisClient.create(server.uri());
-				StatefulRedisConnection<String, String> connection = client.connect()) {
+	private long writes() {
+		try (StatefulRedisConnection<String, String> connection = Objects.requireNonNull(this.statistics).connect()) {
 			// the decision scripts write with SET, the heartbeat with ZADD
 			return CommandStats.read(connection.sync()).calls("set");
 		}
@@ -334,26 +386,38 @@ class RedisFaultMatrixIT {
 			}
 		}
 
-		/** Warms every instance up, and waits until each has counted the whole fleet, as a running fleet has. */
+		/**
+		 * Warms every instance up, and makes sure that each has counted the whole fleet, as a running fleet has:
+		 * an instance that joined before the others learns of them at its next heartbeat, about a second later,
+		 * or at once when it warms up again.
+		 */
 		void warmUp() throws Exception {
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 			for (RedisRateLimitStore store : this.stores) {
-				// a client still opening fails the warm-up after the timeout, as at an application's start
-				while (store.warmUp().orElseThrow().warmUp(List.of(List.of(POLICY), List.of(UNLIMITED)))
-					.handle((done, ex) -> ex == null)
-					.toCompletableFuture()
-					.get(10, TimeUnit.SECONDS) == Boolean.FALSE) {
-					if (System.nanoTime() > deadline) {
-						throw new IllegalStateException("The fleet never warmed up");
-					}
-				}
+				warmUp(store, deadline);
 			}
 			while (this.stores.stream().anyMatch((store) -> store.fleet().orElseThrow().size() < INSTANCES)) {
 				if (System.nanoTime() > deadline) {
 					throw new IllegalStateException("The fleet never counted itself: "
 							+ this.stores.stream().map((store) -> store.fleet().orElseThrow().size()).toList());
 				}
-				Thread.sleep(20);
+				for (RedisRateLimitStore store : this.stores) {
+					if (store.fleet().orElseThrow().size() < INSTANCES) {
+						warmUp(store, deadline);
+					}
+				}
+			}
+		}
+
+		private static void warmUp(RedisRateLimitStore store, long deadline) throws Exception {
+			// a client still opening fails the warm-up after the timeout, as at an application's start
+			while (store.warmUp().orElseThrow().warmUp(List.of(List.of(POLICY), List.of(UNLIMITED)))
+				.handle((done, ex) -> ex == null)
+				.toCompletableFuture()
+				.get(10, TimeUnit.SECONDS) == Boolean.FALSE) {
+				if (System.nanoTime() > deadline) {
+					throw new IllegalStateException("The fleet never warmed up");
+				}
 			}
 		}
 
