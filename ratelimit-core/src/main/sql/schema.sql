@@ -354,6 +354,19 @@ LANGUAGE sql VOLATILE AS $$
 	SELECT coalesce(given, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint)
 $$;
 
+-- Fails, loudly, a call in a transaction whose isolation is not READ COMMITTED: under REPEATABLE READ or
+-- SERIALIZABLE a statement reads the rows as they were when it began, before the locks it waits for, and would
+-- decide on a state another decision has changed since, or fail with a serialization error.
+CREATE OR REPLACE FUNCTION ${table}_isolation() RETURNS void
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+	IF current_setting('transaction_isolation') <> 'read committed' THEN
+		RAISE EXCEPTION 'the rate limit store needs READ COMMITTED, the connection''s transaction isolation is %',
+			current_setting('transaction_isolation') USING ERRCODE = 'RL001';
+	END IF;
+END
+$$;
+
 -- Locks the row of each (key, policy) pair in the order of key then policy, creating the missing ones where
 -- `create` says so, and returns them in the order given; a pair without a row, not created, is null.
 CREATE OR REPLACE FUNCTION ${table}_lock(keys text[], policies text[], creates boolean[])
@@ -364,6 +377,7 @@ DECLARE
 	pair record;
 	found_row ${table};
 BEGIN
+	PERFORM ${table}_isolation();
 	FOR pair IN SELECT u.k, u.p, u.c, u.n FROM unnest(keys, policies, creates) WITH ORDINALITY AS u(k, p, c, n)
 			ORDER BY u.k COLLATE "C", u.p COLLATE "C" LOOP
 		LOOP
@@ -698,6 +712,7 @@ DECLARE
 	now_us bigint;
 	held bigint;
 BEGIN
+	PERFORM ${table}_isolation();
 	PERFORM pg_advisory_xact_lock(hashtext('${table}'), hashtext(key_ || chr(31) || name_));
 	now_us := ${table}_now(given_now);
 	DELETE FROM ${table}_leases l WHERE l.key = key_ AND l.name = name_ AND l.expires_at <= now_us;

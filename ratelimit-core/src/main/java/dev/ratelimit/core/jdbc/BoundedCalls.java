@@ -31,6 +31,9 @@ import dev.ratelimit.core.internal.FailureKind;
  */
 final class BoundedCalls implements AutoCloseable {
 
+	/** The SQLState of the schema's refusal of a transaction that is not {@code READ COMMITTED}. */
+	static final String NOT_READ_COMMITTED = "RL001";
+
 	/** How much longer than the timeout a worker waits for a database that no longer answers. */
 	private static final Duration NETWORK_GRACE = Duration.ofSeconds(5);
 
@@ -173,12 +176,13 @@ final class BoundedCalls implements AutoCloseable {
 
 	/**
 	 * Whether the failure is the application's rather than the database's, such as a schema that is missing
-	 * (SQLState class {@code 42}): no failure policy hides it.
+	 * (SQLState class {@code 42}) or connections that are not {@code READ COMMITTED} (the schema's
+	 * {@value #NOT_READ_COMMITTED}): no failure policy hides it.
 	 */
 	static boolean misconfigured(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
 			if (cause instanceof SQLException sql && sql.getSQLState() != null) {
-				return sql.getSQLState().startsWith("42");
+				return sql.getSQLState().startsWith("42") || sql.getSQLState().equals(NOT_READ_COMMITTED);
 			}
 		}
 		return false;

@@ -43,10 +43,11 @@ import dev.ratelimit.core.internal.OutageDetector;
  * ({@code INSERT ... ON CONFLICT DO NOTHING}, then {@code SELECT ... FOR UPDATE}), in the order of key then
  * policy, so that stacks over the same keys never deadlock, then decides under those locks and writes the rows
  * back. It is therefore correct under {@code READ COMMITTED}, PostgreSQL's default, which the data source's
- * connections must keep: under {@code REPEATABLE READ} or {@code SERIALIZABLE}, a decision on a row that another
- * decision changed meanwhile fails with a serialization error instead of waiting for it. The functions make the same
- * decisions as the {@link dev.ratelimit.core.memory.InMemoryRateLimitStore in-memory store} and the Redis scripts, with
- * the same integer arithmetic; times in decisions are whole nanoseconds.
+ * connections must keep: under {@code REPEATABLE READ} or {@code SERIALIZABLE} a statement reads the rows as they
+ * were before the locks it waited for, so a call on such a connection fails with an {@link IllegalStateException}
+ * saying so, whatever the failure policy. The functions make the same decisions as the
+ * {@link dev.ratelimit.core.memory.InMemoryRateLimitStore in-memory store} and the Redis scripts, with the same
+ * integer arithmetic; times in decisions are whole nanoseconds.
  * <p>
  * Time comes from the database's {@code clock_timestamp()}, read once the rows are locked, so that instances with
  * skewed clocks agree, unless a {@link Builder#timeSource(TimeSource) time source} is set. Each row carries the

@@ -437,9 +437,10 @@ final class RedisFleet implements RateLimitStore.Fleet, RateLimitStore.SharedCha
 	}
 
 	/**
-	 * Stops the heartbeat and leaves the fleet, waiting for Redis at most the timeout, so that the other
+	 * Stops the heartbeat and leaves the fleet, waiting for Redis at most the maximum wait, so that the other
 	 * instances count this one out at once rather than after its last heartbeat expires; then shuts the store's
-	 * own scheduler down, once the log lines still queued are written.
+	 * own scheduler down, once a heartbeat under way and the log lines still queued are done, waiting at most the
+	 * maximum wait again and a tenth of a second.
 	 */
 	void close() {
 		this.closed = true;

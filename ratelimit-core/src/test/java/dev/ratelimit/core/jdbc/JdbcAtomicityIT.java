@@ -18,6 +18,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.Decision;
@@ -30,6 +32,7 @@ import dev.ratelimit.core.testing.PostgresExtension;
 import dev.ratelimit.core.testing.TestPostgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Many threads on one hot key, alone or under a stack shared with other keys, on the time source's clock and on
@@ -161,6 +164,30 @@ class JdbcAtomicityIT {
 		store.resetAll().orElseThrow().resetAll();
 		assertThat(counting.executed() - before).isEqualTo(7);
 		assertThat(carried.remaining()).as("one permit carried over, one taken").isEqualTo(3);
+	}
+
+	/**
+	 * Under a stricter isolation a statement reads the rows as they were before the locks it waited for, and would
+	 * decide on stale state: the store refuses it loudly, whatever its failure policy, rather than decide wrongly.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "repeatable\\ read", "serializable" })
+	void refusesLoudlyToDecideOnConnectionsThatAreNotReadCommitted(String isolation) {
+		PGSimpleDataSource strict = new PGSimpleDataSource();
+		strict.setURL(this.postgres.url());
+		strict.setOptions("-c default_transaction_isolation=" + isolation);
+		try (JdbcRateLimitStore store = TestStores.builder(strict, "atomicity_state").build()) {
+			RateLimitPolicy policy = tenAtOnce(Algorithm.GCRA, Duration.ofSeconds(10));
+			assertThatIllegalStateException().isThrownBy(() -> store.limiter(policy).decide("k"))
+				.withMessageContaining("the rate limit store needs READ COMMITTED, the connection's transaction "
+						+ "isolation is " + isolation.replace("\\", ""));
+			assertThat(store.inFlight().orElseThrow().acquire("report", "k", 1))
+				.failsWithin(Duration.ofSeconds(10))
+				.withThrowableThat()
+				.withMessageContaining("needs READ COMMITTED");
+			assertThat(store.failures().orElseThrow().status().decisions()).as("decided by the failure policy")
+				.isZero();
+		}
 	}
 
 	/** Ten permits at once: the leaky bucket's queue of 9 and the request in service. */
