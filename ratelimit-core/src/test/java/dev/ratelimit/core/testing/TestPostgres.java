@@ -11,14 +11,20 @@ import java.sql.Statement;
 
 import javax.sql.DataSource;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.postgresql.ds.PGSimpleDataSource;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.wait.strategy.Wait;
+import org.testcontainers.utility.DockerImageName;
 
 /**
  * The PostgreSQL of a test run, found once and shared by every test that uses the {@link PostgresExtension}: the
- * one at {@code POSTGRES_URL} (a JDBC URL) if set, else a throwaway cluster started with {@code initdb} and
- * {@code pg_ctl} on a free loopback port ({@link PostgresServerProcess}), stopped and deleted at the end of the
+ * one at {@code POSTGRES_URL} (a JDBC URL) if set, else a {@code postgres:15-alpine} container if Docker answers,
+ * else a throwaway cluster started with {@code initdb} and {@code pg_ctl} on a free loopback port
+ * ({@link PostgresServerProcess}); containers and clusters started here are stopped and deleted at the end of the
  * run.
  * <p>
  * Without either, tests are skipped, unless the environment variable {@code POSTGRES_REQUIRED} is {@code true}:
@@ -54,9 +60,14 @@ public final class TestPostgres implements AutoCloseable {
 			return new TestPostgres(url, "POSTGRES_URL", () -> {
 			});
 		}
+		TestPostgres container = fromContainer();
+		if (container != null) {
+			return container;
+		}
 		Path bin = PostgresServerProcess.binaries();
 		if (bin == null) {
-			return "POSTGRES_URL is not set and there is no initdb and pg_ctl on the PATH or in /usr/lib/postgresql";
+			return "POSTGRES_URL is not set, Docker does not answer and there is no initdb and pg_ctl on the PATH "
+					+ "or in /usr/lib/postgresql";
 		}
 		PostgresServerProcess server = PostgresServerProcess.start(bin);
 		// a run cut short still stops its cluster
@@ -66,6 +77,46 @@ public final class TestPostgres implements AutoCloseable {
 			server.close();
 			Runtime.getRuntime().removeShutdownHook(stop);
 		});
+	}
+
+	private static @Nullable TestPostgres fromContainer() {
+		try {
+			Class.forName("org.testcontainers.DockerClientFactory", false, TestPostgres.class.getClassLoader());
+		}
+		catch (ClassNotFoundException ex) {
+			// a module that uses this class without Testcontainers on its test class path
+			return null;
+		}
+		return Container.start();
+	}
+
+	/** Holds every reference to Testcontainers, so that it is loaded only when present. */
+	private static final class Container {
+
+		static @Nullable TestPostgres start() {
+			try {
+				if (!DockerClientFactory.instance().isDockerAvailable()) {
+					return null;
+				}
+			}
+			catch (Throwable ex) {
+				return null;
+			}
+			GenericContainer<?> container = new GenericContainer<>(DockerImageName.parse("postgres:15-alpine"))
+				.withEnv("POSTGRES_HOST_AUTH_METHOD", "trust")
+				.withExposedPorts(5432)
+				// the image starts the server once to initialise it, then again for good
+				.waitingFor(Wait.forLogMessage(".*database system is ready to accept connections.*\\s", 2));
+			container.start();
+			if (!isLoopback(container.getHost())) {
+				container.stop();
+				return null;
+			}
+			String url = "jdbc:postgresql://" + container.getHost() + ":" + container.getMappedPort(5432)
+					+ "/postgres?user=postgres";
+			return new TestPostgres(url, "Testcontainers", container::stop);
+		}
+
 	}
 
 	private static void checkLoopback(String url) {
