@@ -6,7 +6,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -186,11 +185,6 @@ final class BoundedCalls implements AutoCloseable {
 			}
 		}
 		return false;
-	}
-
-	/** Runs {@code task} on a worker, for a caller that must not wait for it. */
-	CompletableFuture<Void> runAsync(Runnable task) {
-		return CompletableFuture.runAsync(task, this.workers);
 	}
 
 	/** The workers, for a call whose caller must not wait for it. */

@@ -86,8 +86,7 @@ final class DatabaseFailures implements RateLimitStore.Failures {
 	RateLimitStore.InFlight.Permit inFlight(String name, String key, long limit,
 			Call<RateLimitStore.InFlight.Permit> database) {
 		return route(database, (failure) -> {
-			this.log.failed(failure.kind, failure.getCause());
-			this.detector.failurePolicyDecided();
+			decidedWithout(failure);
 			return FailurePolicyDecisions
 				.inFlight(this.policy, this.local, this.instances.getAsInt(), name, key, limit)
 				.toCompletableFuture()
@@ -155,8 +154,7 @@ final class DatabaseFailures implements RateLimitStore.Failures {
 	}
 
 	private List<Decision> fallBack(List<KeyedPolicy> limits, BoundedCalls.CallFailure failure) {
-		this.log.failed(failure.kind, failure.getCause());
-		this.detector.failurePolicyDecided();
+		decidedWithout(failure);
 		List<RateLimitPolicy> policies = FailureListeners.policies(limits);
 		this.listeners.decided(policies, failure.getCause());
 		return switch (this.policy) {
@@ -164,6 +162,12 @@ final class DatabaseFailures implements RateLimitStore.Failures {
 			case DENY -> FailurePolicyDecisions.denied(policies);
 			case LOCAL -> decideLocally(limits);
 		};
+	}
+
+	/** Logs and counts a decision that the failure policy makes because the database did not. */
+	private void decidedWithout(BoundedCalls.CallFailure failure) {
+		this.log.failed(failure.kind, failure.getCause());
+		this.detector.failurePolicyDecided();
 	}
 
 	/** Decides on the local store within this instance's share; what it admits takes nothing in the database. */

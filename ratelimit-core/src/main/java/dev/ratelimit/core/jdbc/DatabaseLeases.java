@@ -1,7 +1,6 @@
 package dev.ratelimit.core.jdbc;
 
 import java.sql.ResultSet;
-import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -75,9 +74,9 @@ final class DatabaseLeases implements RateLimitStore.InFlight, AutoCloseable {
 		this.release = "DELETE FROM " + table + "_leases WHERE key = ? AND name = ? AND lease = ?";
 		this.renew = "UPDATE " + table + "_leases l SET expires_at = " + table + "_now(?) + ? FROM unnest(?, ?, ?) AS "
 				+ "u(k, n, e) WHERE l.key = u.k AND l.name = u.n AND l.lease = u.e";
+		this.prefix = prefix;
 		long every = Math.max(1, leaseMicros / 3);
 		this.renewal = scheduler.scheduleWithFixedDelay(this::renewLater, every, every, TimeUnit.MICROSECONDS);
-		this.prefix = prefix;
 	}
 
 	@Override
@@ -97,12 +96,7 @@ final class DatabaseLeases implements RateLimitStore.InFlight, AutoCloseable {
 	private Permit take(Held lease, long limit) throws BoundedCalls.CallFailure {
 		@Nullable Long now = this.states.nowMicros();
 		Long[] reply = this.calls.call(this.acquire, (connection, statement) -> {
-			if (now != null) {
-				statement.setLong(1, now);
-			}
-			else {
-				statement.setNull(1, Types.BIGINT);
-			}
+			StateCalls.setNow(statement, 1, now);
 			statement.setString(2, lease.key);
 			statement.setString(3, lease.name);
 			statement.setString(4, lease.lease);
@@ -146,12 +140,7 @@ final class DatabaseLeases implements RateLimitStore.InFlight, AutoCloseable {
 		}
 		@Nullable Long now = this.states.nowMicros();
 		return this.calls.call(this.renew, (connection, statement) -> {
-			if (now != null) {
-				statement.setLong(1, now);
-			}
-			else {
-				statement.setNull(1, Types.BIGINT);
-			}
+			StateCalls.setNow(statement, 1, now);
 			statement.setLong(2, this.leaseMicros);
 			statement.setArray(3, connection.createArrayOf("text", leases.stream().map(Held::key).toArray()));
 			statement.setArray(4, connection.createArrayOf("text", leases.stream().map(Held::name).toArray()));

@@ -285,7 +285,7 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 		for (List<RateLimitPolicy> stack : stacks) {
 			byAlgorithms.putIfAbsent(stack.stream().map(RateLimitPolicy::algorithm).toList(), stack);
 		}
-		return this.bounded.runAsync(() -> {
+		return CompletableFuture.runAsync(() -> {
 			for (List<RateLimitPolicy> stack : byAlgorithms.values()) {
 				try {
 					this.calls.warmUp(stack.stream().map(this.changes::limiter).toList());
@@ -295,7 +295,7 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 							failure.getCause());
 				}
 			}
-		});
+		}, this.bounded.workers());
 	}
 
 	/**

@@ -299,7 +299,8 @@ final class StateCalls {
 		return (this.timeSource != null) ? Math.floorDiv(this.timeSource.nanoTime(), 1000) : null;
 	}
 
-	private static void setNow(PreparedStatement statement, int index, @Nullable Long now) throws SQLException {
+	/** Binds the instant of a call in microseconds, or null for the database's clock. */
+	static void setNow(PreparedStatement statement, int index, @Nullable Long now) throws SQLException {
 		if (now != null) {
 			statement.setLong(index, now);
 		}
