@@ -1,13 +1,12 @@
 package dev.ratelimit.core.testing;
 
-import java.net.InetAddress;
 import java.net.URI;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
 
 import javax.sql.DataSource;
 
@@ -15,10 +14,6 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.postgresql.ds.PGSimpleDataSource;
-import org.testcontainers.DockerClientFactory;
-import org.testcontainers.containers.GenericContainer;
-import org.testcontainers.containers.wait.strategy.Wait;
-import org.testcontainers.utility.DockerImageName;
 
 /**
  * The PostgreSQL of a test run, found once and shared by every test that uses the {@link PostgresExtension}: the
@@ -80,64 +75,19 @@ public final class TestPostgres implements AutoCloseable {
 	}
 
 	private static @Nullable TestPostgres fromContainer() {
-		try {
-			Class.forName("org.testcontainers.DockerClientFactory", false, TestPostgres.class.getClassLoader());
-		}
-		catch (ClassNotFoundException ex) {
-			// a module that uses this class without Testcontainers on its test class path
-			return null;
-		}
-		return Container.start();
-	}
-
-	/** Holds every reference to Testcontainers, so that it is loaded only when present. */
-	private static final class Container {
-
-		static @Nullable TestPostgres start() {
-			try {
-				if (!DockerClientFactory.instance().isDockerAvailable()) {
-					return null;
-				}
-			}
-			catch (Throwable ex) {
-				return null;
-			}
-			GenericContainer<?> container = new GenericContainer<>(DockerImageName.parse("postgres:15-alpine"))
-				.withEnv("POSTGRES_HOST_AUTH_METHOD", "trust")
-				.withExposedPorts(5432)
-				// the image starts the server once to initialise it, then again for good
-				.waitingFor(Wait.forLogMessage(".*database system is ready to accept connections.*\\s", 2));
-			container.start();
-			if (!isLoopback(container.getHost())) {
-				container.stop();
-				return null;
-			}
-			String url = "jdbc:postgresql://" + container.getHost() + ":" + container.getMappedPort(5432)
-					+ "/postgres?user=postgres";
-			return new TestPostgres(url, "Testcontainers", container::stop);
-		}
-
+		// the image starts the server once to initialise it, then again for good
+		LocalServers.Started container = LocalServers.container("postgres:15-alpine", 5432,
+				Map.of("POSTGRES_HOST_AUTH_METHOD", "trust"), ".*database system is ready to accept connections.*\\s",
+				2);
+		return (container != null) ? new TestPostgres("jdbc:postgresql://" + container.host() + ":"
+				+ container.port() + "/postgres?user=postgres", "Testcontainers", container.stop()) : null;
 	}
 
 	private static void checkLoopback(String url) {
 		String host = URI.create(url.substring("jdbc:".length())).getHost();
-		if (!isLoopback(host)) {
+		if (!LocalServers.isLoopback(host)) {
 			throw new IllegalStateException("POSTGRES_URL points at " + host
 					+ ", which is not a loopback address: tests only use a PostgreSQL on this machine");
-		}
-	}
-
-	private static boolean isLoopback(String host) {
-		try {
-			for (InetAddress address : InetAddress.getAllByName(host)) {
-				if (!address.isLoopbackAddress()) {
-					return false;
-				}
-			}
-			return true;
-		}
-		catch (UnknownHostException ex) {
-			return false;
 		}
 	}
 

@@ -1,7 +1,7 @@
 package dev.ratelimit.core.testing;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
+import java.util.Map;
+
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -10,9 +10,6 @@ import io.lettuce.core.api.sync.RedisCommands;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
-import org.testcontainers.DockerClientFactory;
-import org.testcontainers.containers.GenericContainer;
-import org.testcontainers.utility.DockerImageName;
 
 /**
  * The Redis of a test run, found once and shared by every test that uses the {@link RedisExtension}: the one
@@ -70,59 +67,15 @@ public final class TestRedis implements AutoCloseable {
 	}
 
 	private static @Nullable TestRedis fromContainer() {
-		try {
-			Class.forName("org.testcontainers.DockerClientFactory", false, TestRedis.class.getClassLoader());
-		}
-		catch (ClassNotFoundException ex) {
-			// a module that uses this class without Testcontainers on its test class path
-			return null;
-		}
-		return Container.start();
-	}
-
-	/** Holds every reference to Testcontainers, so that it is loaded only when present. */
-	private static final class Container {
-
-		static @Nullable TestRedis start() {
-			try {
-				if (!DockerClientFactory.instance().isDockerAvailable()) {
-					return null;
-				}
-			}
-			catch (Throwable ex) {
-				return null;
-			}
-			GenericContainer<?> container = new GenericContainer<>(DockerImageName.parse("redis:7-alpine"))
-				.withExposedPorts(6379);
-			container.start();
-			if (!isLoopback(container.getHost())) {
-				container.stop();
-				return null;
-			}
-			String uri = "redis://" + container.getHost() + ":" + container.getMappedPort(6379);
-			return new TestRedis(uri, "Testcontainers", container::stop);
-		}
-
+		LocalServers.Started container = LocalServers.container("redis:7-alpine", 6379, Map.of(), null, 0);
+		return (container != null) ? new TestRedis("redis://" + container.host() + ":" + container.port(),
+				"Testcontainers", container.stop()) : null;
 	}
 
 	private static void checkLoopback(RedisURI uri, String source) {
-		if (uri.getSocket() == null && !isLoopback(uri.getHost())) {
+		if (uri.getSocket() == null && !LocalServers.isLoopback(uri.getHost())) {
 			throw new IllegalStateException(source + " points at " + uri.getHost()
 					+ ", which is not a loopback address: tests only use a Redis on this machine");
-		}
-	}
-
-	private static boolean isLoopback(String host) {
-		try {
-			for (InetAddress address : InetAddress.getAllByName(host)) {
-				if (!address.isLoopbackAddress()) {
-					return false;
-				}
-			}
-			return true;
-		}
-		catch (UnknownHostException ex) {
-			return false;
 		}
 	}
 
