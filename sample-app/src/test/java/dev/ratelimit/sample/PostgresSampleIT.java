@@ -8,6 +8,7 @@ import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code POSTGRES_REQUIRED=true}, which makes a missing PostgreSQL fail the run.
  */
 @ActiveProfiles("postgres")
+@DirtiesContext
 @ExtendWith(PostgresExtension.class)
 @EnabledIf("postgresAvailable")
 class PostgresSampleIT extends AbstractSampleIT {

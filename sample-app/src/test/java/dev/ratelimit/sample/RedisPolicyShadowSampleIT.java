@@ -9,6 +9,7 @@ import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * test run's Redis, as {@link RedisSampleIT} does.
  */
 @ActiveProfiles("redis")
+@DirtiesContext
 @ExtendWith(RedisExtension.class)
 @EnabledIf("dev.ratelimit.sample.RedisSampleIT#redisAvailable")
 class RedisPolicyShadowSampleIT extends AbstractPolicyShadowSampleIT {

@@ -6,6 +6,7 @@ import dev.ratelimit.core.testing.TestRedis;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -20,6 +21,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * {@code REDIS_REQUIRED=true}, which makes a missing Redis fail the run.
  */
 @ActiveProfiles("redis")
+@DirtiesContext
 @ExtendWith(RedisExtension.class)
 @EnabledIf("redisAvailable")
 class RedisSampleIT extends AbstractSampleIT {

@@ -8,7 +8,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 /**
  * Gives tests the run's {@link TestPostgres}, found once and closed at the end of the run. Before each test it
  * makes sure there is one: without it the test is skipped, or failed when {@code POSTGRES_REQUIRED=true}.
- * Inject {@link TestPostgres} into test, {@code @BeforeEach} or constructor parameters.
+ * Inject {@link TestPostgres} into test, {@code @BeforeEach} or constructor parameters. A Spring test that uses
+ * it closes its application context after its class, for the reason {@link RedisExtension} gives.
  */
 public final class PostgresExtension implements BeforeEachCallback, ParameterResolver {
 

@@ -8,7 +8,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 /**
  * Gives tests the run's {@link TestRedis}, found once and closed at the end of the run. Before each test it
  * makes sure there is one: without it the test is skipped, or failed when {@code REDIS_REQUIRED=true}.
- * Inject {@link TestRedis} into test, {@code @BeforeEach} or constructor parameters.
+ * Inject {@link TestRedis} into test, {@code @BeforeEach} or constructor parameters. A Spring test that uses it
+ * closes its application context after its class ({@code @DirtiesContext}): a context left in Spring's cache
+ * closes only as the JVM exits, after this Redis stopped, and would log the outage.
  */
 public final class RedisExtension implements BeforeEachCallback, ParameterResolver {
 

@@ -17,6 +17,7 @@ import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 		"ratelimit.redis.key-prefix=kit-slice-it:${random.uuid}:", "ratelimit.redis.timeout=10s" })
 @ImportAutoConfiguration(DataRedisAutoConfiguration.class)
 @Import(RedisSliceIT.Clock.class)
+@DirtiesContext
 @ExtendWith(RedisExtension.class)
 class RedisSliceIT {
 

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 		"ratelimit.redis.timeout=10s" })
 @AutoConfigureMockMvc
 @ManualClock
+@DirtiesContext
 @ExtendWith(RedisExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RedisTestKitIT {
