@@ -12,6 +12,7 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.internal.CalendarBounds;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.internal.PolicyLimiters.Predecessor;
 
 /**
  * One policy of a {@link JdbcRateLimitStore}: the name of its state in the table, the values the database
@@ -32,12 +33,12 @@ final class JdbcLimiter implements RateLimiter {
 	 * The policies this one changed from, newest first, whose states carry their permits over to this one's
 	 * until each is full again.
 	 */
-	final List<Predecessor> predecessors;
+	final List<Predecessor<JdbcLimiter>> predecessors;
 
 	private final @Nullable CalendarBounds calendar;
 
 	JdbcLimiter(StateCalls calls, Decider decider, RateLimitPolicy policy, String stateName,
-			List<Predecessor> predecessors) {
+			List<Predecessor<JdbcLimiter>> predecessors) {
 		this.calls = calls;
 		this.decider = decider;
 		this.policy = policy;
@@ -122,13 +123,6 @@ final class JdbcLimiter implements RateLimiter {
 
 		Decision decide(String key, JdbcLimiter limiter);
 
-	}
-
-	/**
-	 * A policy that a limiter's policy changed from, at a cost of one permit, and the instant (in the clock of
-	 * {@link StateCalls#nowNanos()}) from which every key of it is full again and carries nothing over.
-	 */
-	record Predecessor(JdbcLimiter limiter, long untilNanos) {
 	}
 
 }

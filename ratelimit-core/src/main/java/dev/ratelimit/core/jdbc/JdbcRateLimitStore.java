@@ -32,6 +32,7 @@ import dev.ratelimit.core.internal.Durations;
 import dev.ratelimit.core.internal.FailureLog;
 import dev.ratelimit.core.internal.FailurePolicyDecisions;
 import dev.ratelimit.core.internal.OutageDetector;
+import dev.ratelimit.core.internal.PolicyLimiters;
 
 /**
  * A {@link RateLimitStore} that keeps every key's state in a PostgreSQL table, shared by every instance that uses
@@ -82,7 +83,7 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	private final StateCalls calls;
 
-	private final PolicyChanges changes;
+	private final PolicyLimiters<JdbcLimiter> changes;
 
 	private final DatabaseFailures failures;
 
@@ -101,7 +102,8 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 		TimeSource ticker = TimeSource.system();
 		this.bounded = new BoundedCalls(builder.dataSource, builder.timeout, ticker);
 		this.calls = new StateCalls(this.bounded, builder.tableName, builder.keyPrefix, builder.timeSource);
-		this.changes = new PolicyChanges(this.calls, this::decide);
+		this.changes = new PolicyLimiters<>((policy, stateName, predecessors) -> new JdbcLimiter(this.calls,
+				this::decide, policy, stateName, predecessors), (limiter) -> limiter.stateName, this.calls::nowNanos);
 		ScheduledExecutorService scheduler = DatabaseFleet.newScheduler();
 		// lines are written off the request threads: a cold logger can take longer than the timeout
 		this.failures = new DatabaseFailures(new OutageDetector<>(builder.timeout.toNanos(), ticker),
@@ -285,10 +287,11 @@ public final class JdbcRateLimitStore implements RateLimitStore, AutoCloseable {
 		for (List<RateLimitPolicy> stack : stacks) {
 			byAlgorithms.putIfAbsent(stack.stream().map(RateLimitPolicy::algorithm).toList(), stack);
 		}
+		List<List<JdbcLimiter>> limiters = this.changes.warmUpLimiters(byAlgorithms.values(), StateCalls.WARM_UP_KEY);
 		return CompletableFuture.runAsync(() -> {
-			for (List<RateLimitPolicy> stack : byAlgorithms.values()) {
+			for (List<JdbcLimiter> stack : limiters) {
 				try {
-					this.calls.warmUp(stack.stream().map(this.changes::limiter).toList());
+					this.calls.warmUp(stack);
 				}
 				catch (BoundedCalls.CallFailure failure) {
 					throw new IllegalStateException("PostgreSQL did not answer the warm-up: " + failure.getCause(),

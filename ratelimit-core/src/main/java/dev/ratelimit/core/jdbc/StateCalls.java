@@ -18,6 +18,7 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.internal.CalendarBounds;
 import dev.ratelimit.core.TimeSource;
+import dev.ratelimit.core.internal.PolicyLimiters.Predecessor;
 
 /**
  * Writes the calls of the database functions and reads their replies: one prepared statement per call, on a
@@ -82,7 +83,7 @@ final class StateCalls {
 		return (this.timeSource != null) ? this.timeSource : TimeSource.system();
 	}
 
-	/** Now, in the clock of {@link JdbcLimiter.Predecessor#untilNanos()}. */
+	/** Now, in the clock of {@link Predecessor#untilNanos()}. */
 	long nowNanos() {
 		return clock().nanoTime();
 	}
@@ -147,7 +148,7 @@ final class StateCalls {
 			costs[i] = policy.cost();
 			shapings[i] = limiter.shaping();
 			penalties[i] = policy.penaltyMicros();
-			for (JdbcLimiter.Predecessor predecessor : limiter.predecessors) {
+			for (Predecessor<JdbcLimiter> predecessor : limiter.predecessors) {
 				if (predecessor.untilNanos() - sent > 0) {
 					carries.add(new Carry(i + 1, predecessor.limiter()));
 				}

@@ -6,7 +6,7 @@
  * {@link dev.ratelimit.core.jdbc.JdbcRateLimitStore} holds the entry points of the port and its builder;
  * {@code StateCalls} writes the calls and reads their replies, {@code BoundedCalls} runs each within the timeout,
  * {@code DatabaseFailures} decides by the failure policy when the database does not, {@code DatabaseFleet} writes
- * the heartbeat and counts the fleet, {@code PolicyChanges} keeps the limiters and the runtime changes, and
+ * the heartbeat and counts the fleet, {@code internal.PolicyLimiters} keeps the limiters and the runtime changes, and
  * {@code StateSchema} creates the tables and the functions from {@code META-INF/ratelimit/sql/schema.sql}.
  */
 @NullMarked

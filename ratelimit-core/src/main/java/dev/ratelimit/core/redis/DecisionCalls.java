@@ -21,6 +21,7 @@ import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.TimeSource;
 import dev.ratelimit.core.internal.FailureKind;
+import dev.ratelimit.core.internal.PolicyLimiters.Predecessor;
 
 /**
  * Writes the script call that decides one request under one or several policies, following the calling
@@ -301,12 +302,12 @@ final class DecisionCalls {
 		CompletableFuture<?> carried = DONE;
 		for (int i = 0; i < limiters.size(); i++) {
 			RedisLimiter limiter = limiters.get(i);
-			List<RedisLimiter.Predecessor> predecessors = limiter.predecessors;
+			List<Predecessor<RedisLimiter>> predecessors = limiter.predecessors;
 			if (predecessors.isEmpty()) {
 				continue;
 			}
-			List<RedisLimiter.Predecessor> live = new ArrayList<>(predecessors.size());
-			for (RedisLimiter.Predecessor predecessor : predecessors) {
+			List<Predecessor<RedisLimiter>> live = new ArrayList<>(predecessors.size());
+			for (Predecessor<RedisLimiter> predecessor : predecessors) {
 				if (predecessor.untilNanos() - sent > 0) {
 					live.add(predecessor);
 				}
@@ -326,14 +327,14 @@ final class DecisionCalls {
 	 * @param sent the instant of the decision that follows, from {@link #now()}
 	 */
 	private CompletableFuture<List<Long>> carryOver(String client, RedisLimiter limiter,
-			List<RedisLimiter.Predecessor> predecessors, long sent, boolean wait) {
+			List<Predecessor<RedisLimiter>> predecessors, long sent, boolean wait) {
 		List<String> keys = keys(client, limiter, predecessors);
 		String now = nowArgument(sent);
 		return this.caller.call(RedisScripts.get().carryOver(), keys, (deadline) -> {
 			List<String> args = new ArrayList<>(2 + 6 * keys.size());
 			args.add(now);
 			limiter.addCarryOverArgs(args);
-			for (RedisLimiter.Predecessor predecessor : predecessors) {
+			for (Predecessor<RedisLimiter> predecessor : predecessors) {
 				predecessor.limiter().addCarryOverArgs(args);
 			}
 			if (!deadline.isEmpty()) {
@@ -353,10 +354,10 @@ final class DecisionCalls {
 	}
 
 	/** The client's state keys under the limiter's policy, then under each of {@code predecessors}. */
-	private List<String> keys(String client, RedisLimiter limiter, List<RedisLimiter.Predecessor> predecessors) {
+	private List<String> keys(String client, RedisLimiter limiter, List<Predecessor<RedisLimiter>> predecessors) {
 		List<String> keys = new ArrayList<>(1 + predecessors.size());
 		keys.add(this.keys.state(client, limiter.stateName));
-		for (RedisLimiter.Predecessor predecessor : predecessors) {
+		for (Predecessor<RedisLimiter> predecessor : predecessors) {
 			keys.add(this.keys.state(client, predecessor.limiter().stateName));
 		}
 		return keys;

@@ -9,6 +9,7 @@ import dev.ratelimit.core.CalendarWindow;
 import dev.ratelimit.core.Decision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.internal.PolicyLimiters.Predecessor;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,9 +53,10 @@ final class RedisLimiter implements RateLimiter {
 	 * The policies this one changed from, newest first, whose keys carry their permits over to this one's
 	 * until each is full again.
 	 */
-	final List<Predecessor> predecessors;
+	final List<Predecessor<RedisLimiter>> predecessors;
 
-	RedisLimiter(KeyDecisions decisions, RateLimitPolicy policy, String stateName, List<Predecessor> predecessors) {
+	RedisLimiter(KeyDecisions decisions, RateLimitPolicy policy, String stateName,
+			List<Predecessor<RedisLimiter>> predecessors) {
 		LuaExactness.check(policy);
 		this.decisions = decisions;
 		this.policy = policy;
@@ -195,13 +197,6 @@ final class RedisLimiter implements RateLimiter {
 		args.add(this.burst);
 		args.add(cost);
 		args.add(this.shaping);
-	}
-
-	/**
-	 * A policy that a limiter's policy changed from, at a cost of one permit, and the instant (in the clock of
-	 * {@link DecisionCalls#now()}) from which every key of it is full again and carries nothing over.
-	 */
-	record Predecessor(RedisLimiter limiter, long untilNanos) {
 	}
 
 }

@@ -25,6 +25,7 @@ import dev.ratelimit.core.internal.Durations;
 import dev.ratelimit.core.internal.FailureLog;
 import dev.ratelimit.core.internal.FailurePolicyDecisions;
 import dev.ratelimit.core.internal.OutageDetector;
+import dev.ratelimit.core.internal.PolicyLimiters;
 import dev.ratelimit.core.memory.InMemoryRateLimitStore;
 
 /**
@@ -85,7 +86,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private final StackDecisions stacks;
 
-	private final PolicyTransitions transitions;
+	private final PolicyLimiters<RedisLimiter> transitions;
 
 	private final PrefixReset prefixReset;
 
@@ -114,7 +115,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.fleet = new RedisFleet(caller, builder.keys, this.failures, denials, scheduler, ownScheduler);
 		this.decisions = new KeyDecisions(this.calls, this.failures, this.fleet, denials, known,
 				(builder.timeSource != null) ? builder.timeSource : builder.ticker, builder.timeSource != null);
-		this.transitions = new PolicyTransitions(this.decisions, this.calls);
+		this.transitions = new PolicyLimiters<>((policy, stateName, predecessors) -> new RedisLimiter(this.decisions,
+				policy, stateName, predecessors), (limiter) -> limiter.stateName, this.calls::now);
 		this.stacks = new StackDecisions(this.calls, this.failures, this.fleet, this.decisions, this.transitions,
 				known, builder.cluster);
 		this.failures.onAnswer(new Settlement(known, this.transitions, this.calls, scheduler)::settle);
@@ -300,7 +302,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	private CompletionStage<Void> warmUp(Collection<List<RateLimitPolicy>> stacks) {
-		return CompletableFuture.allOf(this.calls.warmUp(this.transitions.warmUpLimiters(stacks)), this.fleet.warmUp());
+		return CompletableFuture.allOf(
+				this.calls.warmUp(this.transitions.warmUpLimiters(stacks, RedisKeys.WARM_UP_CLIENT)),
+				this.fleet.warmUp());
 	}
 
 	/**

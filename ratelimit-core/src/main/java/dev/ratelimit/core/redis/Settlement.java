@@ -5,6 +5,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import dev.ratelimit.core.internal.PolicyLimiters;
 
 
 /**
@@ -29,7 +30,7 @@ final class Settlement {
 
 	private final KnownStates known;
 
-	private final PolicyTransitions transitions;
+	private final PolicyLimiters<RedisLimiter> transitions;
 
 	private final DecisionCalls calls;
 
@@ -40,7 +41,7 @@ final class Settlement {
 	/** Whether a round is due once the keys left out of the last have been quiet. */
 	private final AtomicBoolean due = new AtomicBoolean();
 
-	Settlement(KnownStates known, PolicyTransitions transitions, DecisionCalls calls,
+	Settlement(KnownStates known, PolicyLimiters<RedisLimiter> transitions, DecisionCalls calls,
 			ScheduledExecutorService executor) {
 		this.known = known;
 		this.transitions = transitions;

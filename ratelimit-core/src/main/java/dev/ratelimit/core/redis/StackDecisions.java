@@ -14,6 +14,7 @@ import dev.ratelimit.core.KeyedPolicy;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.internal.FailureListeners;
+import dev.ratelimit.core.internal.PolicyLimiters;
 
 /**
  * Decides and gives back the limits of one request: through {@link KeyDecisions} when they are all on one key;
@@ -32,14 +33,14 @@ final class StackDecisions {
 
 	private final KeyDecisions decisions;
 
-	private final PolicyTransitions transitions;
+	private final PolicyLimiters<RedisLimiter> transitions;
 
 	private final KnownStates known;
 
 	private final boolean cluster;
 
 	StackDecisions(DecisionCalls calls, StoreFailures failures, RedisFleet fleet, KeyDecisions decisions,
-			PolicyTransitions transitions, KnownStates known, boolean cluster) {
+			PolicyLimiters<RedisLimiter> transitions, KnownStates known, boolean cluster) {
 		this.calls = calls;
 		this.failures = failures;
 		this.fleet = fleet;

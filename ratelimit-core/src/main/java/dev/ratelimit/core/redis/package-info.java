@@ -7,7 +7,7 @@
  * {@link dev.ratelimit.core.redis.RedisRateLimitStore} holds the entry points of the port and its builder; each
  * job behind them is a class of its own: {@code KeyDecisions} decides a request whose limits are on one key,
  * {@code StackDecisions} one whose limits span keys (slot by slot on a Cluster) and gives permits back,
- * {@code PolicyTransitions} keeps the limiters and the runtime changes, {@code RedisFleet} the heartbeat, the
+ * {@code internal.PolicyLimiters} keeps the limiters and the runtime changes, {@code RedisFleet} the heartbeat, the
  * membership and what the fleet shares, {@code StoreFailures} what happens when Redis does not decide,
  * {@code PrefixReset} resets every client of the key prefix at once, and {@code DecisionCalls} and
  * {@code ScriptCaller} write and send the script calls.
