@@ -68,9 +68,14 @@ abstract class ServerExtension<S extends AutoCloseable> implements BeforeEachCal
 	private record Found(Object value) implements AutoCloseable {
 
 		@Override
-		public void close() throws Exception {
+		public void close() {
 			if (this.value instanceof AutoCloseable server) {
-				server.close();
+				try {
+					server.close();
+				}
+				catch (Exception ex) {
+					throw new IllegalStateException("The tests' server did not stop", ex);
+				}
 			}
 		}
 
