@@ -373,22 +373,25 @@ CREATE OR REPLACE FUNCTION ${table}_lock(keys text[], policies text[], creates b
 RETURNS ${table}[]
 LANGUAGE plpgsql AS $$
 DECLARE
-	locked ${table}[] := array_fill(NULL::${table}, ARRAY[array_length(keys, 1)]);
-	pair record;
+	n integer := array_length(keys, 1);
+	locked ${table}[] := array_fill(NULL::${table}, ARRAY[n]);
+	-- the pairs in the order of key then policy, with no query for the one pair of most requests
+	pairs integer[] := CASE WHEN n = 1 THEN ARRAY[1] ELSE ARRAY(SELECT u.i FROM unnest(keys, policies)
+		WITH ORDINALITY AS u(k, p, i) ORDER BY u.k COLLATE "C", u.p COLLATE "C") END;
+	i integer;
 	found_row ${table};
 BEGIN
 	PERFORM ${table}_isolation();
-	FOR pair IN SELECT u.k, u.p, u.c, u.n FROM unnest(keys, policies, creates) WITH ORDINALITY AS u(k, p, c, n)
-			ORDER BY u.k COLLATE "C", u.p COLLATE "C" LOOP
+	FOREACH i IN ARRAY pairs LOOP
 		LOOP
-			SELECT * INTO found_row FROM ${table} t WHERE t.key = pair.k AND t.policy = pair.p FOR UPDATE;
-			EXIT WHEN FOUND OR NOT pair.c;
+			SELECT * INTO found_row FROM ${table} t WHERE t.key = keys[i] AND t.policy = policies[i] FOR UPDATE;
+			EXIT WHEN FOUND OR NOT creates[i];
 			-- waits for a decision creating the same row, and then leaves it; a row deleted as expired before the
 			-- next statement is created again
-			INSERT INTO ${table} (key, policy, expires_at) VALUES (pair.k, pair.p, 0) ON CONFLICT DO NOTHING;
+			INSERT INTO ${table} (key, policy, expires_at) VALUES (keys[i], policies[i], 0) ON CONFLICT DO NOTHING;
 		END LOOP;
 		IF FOUND THEN
-			locked[pair.n] := found_row;
+			locked[i] := found_row;
 		END IF;
 	END LOOP;
 	RETURN locked;
@@ -432,6 +435,7 @@ DECLARE
 	result bigint[] := '{}';
 	reply bigint[];
 	r record;
+	first record;
 	s ${table};
 	cal bigint[];
 	used numeric;
@@ -473,8 +477,10 @@ BEGIN
 				EXIT;
 			END LOOP;
 		END IF;
+		-- one limit without a penalty steps as if allowed, and needs no second step when it admits
 		r := ${table}_step(rows_[i], algorithms[i], limits[i], windows[i], cal, bursts[i], costs[i], shapings[i],
-			now_us, NULL);
+			now_us, CASE WHEN n = 1 AND coalesce(penalties[i], 0) <= 0 THEN NOT peek END);
+		first := r;
 		admitted[i] := r.admitted;
 		IF penalties[i] > 0 THEN
 			IF rows_[i].penalty_until > now_us THEN
@@ -493,8 +499,12 @@ BEGIN
 	END LOOP;
 	FOR i IN 1 .. n LOOP
 		cal := CASE WHEN calendars[5 * i - 3] < calendars[5 * i - 2] THEN calendars[5 * i - 4 : 5 * i] END;
-		r := ${table}_step(rows_[i], algorithms[i], limits[i], windows[i], cal, bursts[i], costs[i], shapings[i],
-			now_us, allowed);
+		IF n > 1 OR coalesce(penalties[i], 0) > 0 OR allowed IS DISTINCT FROM (NOT peek) THEN
+			r := ${table}_step(rows_[i], algorithms[i], limits[i], windows[i], cal, bursts[i], costs[i], shapings[i],
+				now_us, allowed);
+		ELSE
+			r := first;
+		END IF;
 		IF r.dirty THEN
 			PERFORM ${table}_write(r.s);
 		END IF;
