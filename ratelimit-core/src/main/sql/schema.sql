@@ -435,6 +435,8 @@ DECLARE
 	result bigint[] := '{}';
 	reply bigint[];
 	r record;
+	-- one limit without a penalty steps once as if allowed, and needs no second step when it admits
+	one_step boolean := n = 1 AND coalesce(penalties[1], 0) <= 0;
 	first record;
 	s ${table};
 	cal bigint[];
@@ -477,9 +479,8 @@ BEGIN
 				EXIT;
 			END LOOP;
 		END IF;
-		-- one limit without a penalty steps as if allowed, and needs no second step when it admits
 		r := ${table}_step(rows_[i], algorithms[i], limits[i], windows[i], cal, bursts[i], costs[i], shapings[i],
-			now_us, CASE WHEN n = 1 AND coalesce(penalties[i], 0) <= 0 THEN NOT peek END);
+			now_us, CASE WHEN one_step THEN NOT peek END);
 		first := r;
 		admitted[i] := r.admitted;
 		IF penalties[i] > 0 THEN
@@ -499,11 +500,11 @@ BEGIN
 	END LOOP;
 	FOR i IN 1 .. n LOOP
 		cal := CASE WHEN calendars[5 * i - 3] < calendars[5 * i - 2] THEN calendars[5 * i - 4 : 5 * i] END;
-		IF n > 1 OR coalesce(penalties[i], 0) > 0 OR allowed IS DISTINCT FROM (NOT peek) THEN
+		IF one_step AND allowed = (NOT peek) THEN
+			r := first;
+		ELSE
 			r := ${table}_step(rows_[i], algorithms[i], limits[i], windows[i], cal, bursts[i], costs[i], shapings[i],
 				now_us, allowed);
-		ELSE
-			r := first;
 		END IF;
 		IF r.dirty THEN
 			PERFORM ${table}_write(r.s);
