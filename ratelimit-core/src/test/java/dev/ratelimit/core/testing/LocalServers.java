@@ -5,6 +5,8 @@ import java.net.UnknownHostException;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
@@ -36,6 +38,20 @@ final class LocalServers {
 		catch (UnknownHostException ex) {
 			return false;
 		}
+	}
+
+	/**
+	 * Skips the current test because {@code reason} keeps it from running, or fails it when the environment
+	 * variable {@code required} is {@code true}.
+	 * @param server the server the test needs, as its messages name it
+	 * @param required the variable that makes a missing server fail the run
+	 * @param reason why there is no server
+	 */
+	static void skipOrFail(String server, String required, String reason) {
+		if ("true".equalsIgnoreCase(System.getenv(required))) {
+			Assertions.fail(server + " is required (" + required + "=true), but " + reason);
+		}
+		Assumptions.abort("Needs " + server + ": " + reason);
 	}
 
 	/**

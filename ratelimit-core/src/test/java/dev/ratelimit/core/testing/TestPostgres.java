@@ -11,8 +11,6 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -98,10 +96,7 @@ public final class TestPostgres implements AutoCloseable {
 	 * @param reason what is missing
 	 */
 	public static void skipOrFail(String reason) {
-		if ("true".equalsIgnoreCase(System.getenv("POSTGRES_REQUIRED"))) {
-			Assertions.fail("PostgreSQL is required (POSTGRES_REQUIRED=true), but " + reason);
-		}
-		Assumptions.abort("Needs PostgreSQL: " + reason);
+		LocalServers.skipOrFail("PostgreSQL", "POSTGRES_REQUIRED", reason);
 	}
 
 	/**

@@ -2,14 +2,11 @@ package dev.ratelimit.core.testing;
 
 import java.util.Map;
 
-
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * The Redis of a test run, found once and shared by every test that uses the {@link RedisExtension}: the one
@@ -86,10 +83,7 @@ public final class TestRedis implements AutoCloseable {
 	 * @param reason what is missing
 	 */
 	public static void skipOrFail(String reason) {
-		if ("true".equalsIgnoreCase(System.getenv("REDIS_REQUIRED"))) {
-			Assertions.fail("Redis is required (REDIS_REQUIRED=true), but " + reason);
-		}
-		Assumptions.abort("Needs Redis: " + reason);
+		LocalServers.skipOrFail("Redis", "REDIS_REQUIRED", reason);
 	}
 
 	/**
