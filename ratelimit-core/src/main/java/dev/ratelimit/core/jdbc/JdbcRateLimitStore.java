@@ -41,9 +41,9 @@ import dev.ratelimit.core.internal.PolicyLimiters;
  * Each decision is one call of a PL/pgSQL function, one prepared statement on a connection of the
  * {@link DataSource} in autocommit: one round trip and one transaction, for one policy or for
  * {@link #decideAll stacked limits} on any keys, all or nothing. The function locks the row of each limit
- * ({@code INSERT ... ON CONFLICT DO NOTHING}, then {@code SELECT ... FOR UPDATE}), in the order of key then
- * policy, so that stacks over the same keys never deadlock, then decides under those locks and writes the rows
- * back. It is therefore correct under {@code READ COMMITTED}, PostgreSQL's default, which the data source's
+ * ({@code SELECT ... FOR UPDATE}, creating a missing one with {@code INSERT ... ON CONFLICT DO NOTHING}), in the
+ * order of key then policy, so that stacks over the same keys never deadlock, then decides under those locks and
+ * writes the rows back. It is therefore correct under {@code READ COMMITTED}, PostgreSQL's default, which the data source's
  * connections must keep: under {@code REPEATABLE READ} or {@code SERIALIZABLE} a statement reads the rows as they
  * were before the locks it waited for, so a call on such a connection fails with an {@link IllegalStateException}
  * saying so, whatever the failure policy. The functions make the same decisions as the
